@@ -1,0 +1,140 @@
+"""Rule sets: a registry found by name, each with its deck, phase list and options.
+
+>>> rs = get_ruleset("standard", wrap_runs=True)
+>>> rs.name, rs.deck.value, rs.last_phase, rs.wrap_runs
+('standard', 'standard', 10, True)
+>>> get_ruleset("masters").choose_phase
+True
+>>> get_ruleset("poker")
+Traceback (most recent call last):
+...
+companion.rules.rulesets.UnknownRuleSetError: unknown rule set 'poker': choose standard, masters or playing-cards
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .cards import Deck
+from .phases import PHASE_LISTS, Phase
+
+__all__ = [
+    "RULESETS",
+    "InvalidOptionError",
+    "RuleSet",
+    "UnknownRuleSetError",
+    "get_ruleset",
+    "ruleset_names",
+]
+
+
+class UnknownRuleSetError(ValueError):
+    """A rule set name that is not in the registry."""
+
+
+class InvalidOptionError(ValueError):
+    """A rule-set option with a value that makes no game."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """Everything the engine needs to know about how a group plays.
+
+    Options (all documented in the README, each with its source):
+
+    * ``everyone_advances`` (001 house rule, Mattel variation): every player moves up a phase each round; the game
+      ends after ``last_phase`` rounds and the lowest total wins.
+    * ``last_phase`` (001 house rule "fewer phases"): the phase that ends the game, 1-10.
+    * ``wrap_runs`` (001: not allowed by default): a run may turn the corner from the top number to 1.
+    * ``natural_per_group``: stricter than 001's "at least one numbered card in the phase": every group of a phase
+      needs a numbered card.
+    """
+
+    name: str
+    title: str
+    deck: Deck
+    phase_list: str
+    choose_phase: bool = False
+    everyone_advances: bool = False
+    last_phase: int = 10
+    wrap_runs: bool = False
+    natural_per_group: bool = False
+    source: str = field(default="001", compare=False)
+
+    @property
+    def phases(self) -> dict[int, Phase]:
+        """The phases in play, 1 to ``last_phase``."""
+        full = PHASE_LISTS[self.phase_list]
+        return {n: p for n, p in full.items() if n <= self.last_phase}
+
+    def phase(self, number: int) -> Phase:
+        """The phase with this number; ``ValueError`` with a readable message if it is not in play."""
+        try:
+            return self.phases[number]
+        except KeyError:
+            raise ValueError(
+                f"there is no phase {number} in this game (phases 1 to {self.last_phase})"
+            ) from None
+
+    def options(self) -> dict[str, bool | int]:
+        return {
+            "everyone_advances": self.everyone_advances,
+            "last_phase": self.last_phase,
+            "wrap_runs": self.wrap_runs,
+            "natural_per_group": self.natural_per_group,
+        }
+
+    def to_dict(self) -> dict[str, str | bool | int]:
+        return {"name": self.name, **self.options()}
+
+
+RULESETS: dict[str, RuleSet] = {
+    rs.name: rs
+    for rs in (
+        RuleSet("standard", "Phase 10 (standard)", Deck.STANDARD, "standard", source="001"),
+        RuleSet(
+            "masters",
+            "Phase 10 Masters (choose your phase)",
+            Deck.STANDARD,
+            "standard",
+            choose_phase=True,
+            source="000",
+        ),
+        RuleSet("playing-cards", "Phase 10 with playing cards", Deck.PLAYING, "playing-cards", source="004"),
+    )
+}
+
+
+def ruleset_names() -> tuple[str, ...]:
+    return tuple(RULESETS)
+
+
+def get_ruleset(
+    name: str = "standard",
+    *,
+    everyone_advances: bool = False,
+    last_phase: int = 10,
+    wrap_runs: bool = False,
+    natural_per_group: bool = False,
+) -> RuleSet:
+    """The named rule set with options applied; raises :class:`UnknownRuleSetError` or
+    :class:`InvalidOptionError` with a message a player can read."""
+    try:
+        base = RULESETS[name]
+    except KeyError:
+        names = ", ".join(RULESETS)
+        names = " or ".join(names.rsplit(", ", 1))
+        raise UnknownRuleSetError(f"unknown rule set {name!r}: choose {names}") from None
+    if isinstance(last_phase, bool) or not isinstance(last_phase, int) or not 1 <= last_phase <= 10:
+        raise InvalidOptionError("the last phase must be a whole number from 1 to 10")
+    if base.choose_phase and everyone_advances:
+        raise InvalidOptionError(
+            "'everyone advances' does not combine with Masters, where players choose phases"
+        )
+    return replace(
+        base,
+        everyone_advances=bool(everyone_advances),
+        last_phase=last_phase,
+        wrap_runs=bool(wrap_runs),
+        natural_per_group=bool(natural_per_group),
+    )
