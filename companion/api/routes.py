@@ -1,0 +1,122 @@
+"""JSON endpoints. Every answer is JSON, errors included: ``{"error": "...", "field"?: ..., "player"?: ...}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, abort, current_app, jsonify, request
+
+from .. import scorebook
+from ..access import bearer_token, who
+from ..extensions import db
+from ..models import Game
+from . import bp
+
+
+@bp.before_request
+def limit_body() -> None:
+    # Round reports are a few hundred bytes; a backup of a long game a few dozen kilobytes.
+    request.max_content_length = current_app.config["API_MAX_BODY"]
+
+
+@bp.errorhandler(scorebook.ScorebookError)
+def refused(exc: scorebook.ScorebookError) -> tuple[Response, int]:
+    return jsonify(exc.to_dict()), exc.status
+
+
+def _body() -> Any:
+    data = request.get_json(silent=True, force=True)
+    if data is None:
+        raise scorebook.BadInput("the body must be JSON (Content-Type: application/json)")
+    return data
+
+
+def _game_for_write(game_id: str) -> Game:
+    game = db.session.get(Game, game_id) if len(game_id) <= 16 else None
+    if game is None:
+        raise scorebook.GameNotFound()
+    if not game.token_matches(bearer_token()):
+        abort(403, description="send the game's edit token as 'Authorization: Bearer <edit_token>'")
+    return game
+
+
+def _state(loaded: scorebook.Loaded, status: int = 200) -> tuple[Response, int]:
+    response = jsonify(scorebook.state_dict(loaded))
+    response.set_etag(str(loaded.game.version))
+    return response, status
+
+
+@bp.post("/games")
+def create_game() -> tuple[Response, int]:
+    data = _body()
+    if not isinstance(data, dict):
+        raise scorebook.BadInput("the body must be a JSON object")
+    rules = scorebook.ruleset_from(data.get("rules"))
+    loaded, token = scorebook.create_game(data.get("players"), rules, data.get("first_dealer", 0), who("API"))
+    body = scorebook.state_dict(loaded)
+    body["edit_token"] = token
+    response = jsonify(body)
+    response.headers["Location"] = f"/api/games/{loaded.game.id}"
+    return response, 201
+
+
+@bp.post("/games/import")
+def import_game() -> tuple[Response, int]:
+    loaded, token = scorebook.import_game(_body(), who("API import"))
+    body = scorebook.state_dict(loaded)
+    body["edit_token"] = token
+    return jsonify(body), 201
+
+
+@bp.get("/games/<game_id>")
+def show_game(game_id: str) -> Any:
+    # The share pages poll here; an unchanged game costs one indexed lookup and an empty 304.
+    version = scorebook.current_version(game_id)
+    if version is None:
+        raise scorebook.GameNotFound()
+    if request.if_none_match.contains(str(version)):
+        response = Response(status=304)
+        response.set_etag(str(version))
+        return response
+    return _state(scorebook.load(game_id))
+
+
+@bp.post("/games/<game_id>/rounds")
+def add_round(game_id: str) -> tuple[Response, int]:
+    _game_for_write(game_id)
+    loaded = scorebook.add_round(game_id, _body(), who("API"))
+    body = scorebook.round_dict(loaded.state.rounds[-1])
+    body["game"] = scorebook.state_dict(loaded)
+    return jsonify(body), 201
+
+
+@bp.patch("/games/<game_id>/rounds/<int:number>")
+def edit_round(game_id: str, number: int) -> tuple[Response, int]:
+    _game_for_write(game_id)
+    loaded = scorebook.edit_round(game_id, number, _body(), who("API"))
+    return _state(loaded)
+
+
+@bp.delete("/games/<game_id>/rounds/<int:number>")
+def delete_round(game_id: str, number: int) -> tuple[Response, int]:
+    _game_for_write(game_id)
+    loaded = scorebook.delete_round(game_id, number, who("API"))
+    return _state(loaded)
+
+
+@bp.get("/games/<game_id>/export.json")
+def export_json(game_id: str) -> Response:
+    loaded = scorebook.load(game_id)
+    response = jsonify(scorebook.export_dict(loaded))
+    response.headers["Content-Disposition"] = f'attachment; filename="phase10-{game_id}.json"'
+    return response
+
+
+@bp.get("/games/<game_id>/export.csv")
+def export_csv(game_id: str) -> Response:
+    loaded = scorebook.load(game_id)
+    return Response(
+        scorebook.export_csv(loaded),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="phase10-{game_id}.csv"'},
+    )

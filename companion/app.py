@@ -1,0 +1,152 @@
+"""The Flask application factory of the score keeper."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
+from sqlalchemy import event
+from werkzeug.exceptions import HTTPException
+
+from .extensions import csrf, db, migrate
+
+ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS = ROOT / "migrations"
+
+
+class ConfigurationError(RuntimeError):
+    """The app cannot start as configured; the message says what to set."""
+
+
+def database_url(url: str) -> str:
+    """Hosting services hand out ``postgres://`` URLs; SQLAlchemy wants the driver named."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(
+        __name__,
+        instance_relative_config=True,
+        template_folder=str(ROOT / "templates"),
+        static_folder=str(ROOT / "static"),
+    )
+    config = dict(config or {})
+    app.config.update(
+        # A game left open on a phone all evening must still accept its next round.
+        WTF_CSRF_TIME_LIMIT=None,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=os.environ.get("PHASE10_SECURE_COOKIES") == "1",
+        MAX_CONTENT_LENGTH=16 * 1024 * 1024,
+        API_MAX_BODY=256 * 1024,
+        SEND_FILE_MAX_AGE_DEFAULT=3600,
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
+    )
+    app.config.update(config)
+
+    secret = app.config.get("SECRET_KEY") or os.environ.get("SECRET_KEY")
+    if not secret:
+        raise ConfigurationError(
+            "SECRET_KEY is not set: export SECRET_KEY to a long random string "
+            '(python -c "import secrets; print(secrets.token_hex(32))"), or run "phase10 serve", '
+            "which keeps one in the instance folder"
+        )
+    app.config["SECRET_KEY"] = secret
+
+    url = app.config.get("SQLALCHEMY_DATABASE_URI") or os.environ.get("DATABASE_URL")
+    if not url:
+        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+        url = "sqlite:///" + str(Path(app.instance_path) / "phase10.sqlite3")
+    app.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
+
+    proxies = app.config.get("PROXY_COUNT", os.environ.get("PHASE10_PROXIES", "0"))
+    try:
+        proxies = int(proxies)
+    except ValueError:
+        raise ConfigurationError(
+            "PHASE10_PROXIES must be the number of proxies in front of the app"
+        ) from None
+    if proxies > 0:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies, x_prefix=proxies
+        )
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(MIGRATIONS))
+    csrf.init_app(app)
+    with app.app_context():
+        if db.engine.dialect.name == "sqlite":
+            event.listen(db.engine, "connect", _sqlite_pragmas)
+
+    from . import models  # noqa: F401  (the tables must be known before the first query)
+    from .api import bp as api_bp
+    from .games import bp as games_bp
+    from .players import bp as players_bp
+
+    csrf.exempt(api_bp)  # the API authenticates with a bearer token, never with a cookie
+    # Blueprints, one per area; the photo referee registers next to these.
+    for blueprint in (games_bp, players_bp, api_bp):
+        app.register_blueprint(blueprint)
+
+    _register_error_pages(app)
+    return app
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    # WAL lets the share pages read while a round is being written; the busy timeout lets writers queue
+    # instead of failing; NORMAL is safe under WAL and keeps a round save from waiting on two fsyncs.
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=20000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _wants_json() -> bool:
+    return request.path.startswith("/api/")
+
+
+def _register_error_pages(app: Flask) -> None:
+    @app.errorhandler(CSRFError)
+    def csrf_error(exc: CSRFError) -> Any:
+        message = "This form has expired or was sent from elsewhere. Go back, reload the page and try again."
+        return render_template("errors.html", code=400, title="Form expired", message=message), 400
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        code = exc.code or 500
+        if _wants_json():
+            return jsonify(error=_plain(exc)), code
+        return render_template("errors.html", code=code, title=exc.name, message=_plain(exc)), code
+
+    @app.errorhandler(Exception)
+    def unexpected(exc: Exception) -> Any:
+        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        db.session.rollback()
+        message = "Something went wrong on the server; nothing was saved. Try again."
+        if _wants_json():
+            return jsonify(error=message), 500
+        return render_template("errors.html", code=500, title="Server error", message=message), 500
+
+
+def _plain(exc: HTTPException) -> str:
+    messages = {
+        400: "The request could not be read.",
+        403: "This needs the game's edit secret.",
+        404: "There is nothing at this address.",
+        405: "This address does not take that kind of request.",
+        413: "That is too much data to send at once.",
+    }
+    description = exc.description or ""
+    # Werkzeug's stock descriptions talk to developers; a message given with abort() talks to players.
+    if not description or description == type(exc).description:
+        return messages.get(exc.code or 0, exc.name)
+    return description

@@ -1,0 +1,231 @@
+"""The forms of the game pages: a new game, and one round (entered, previewed, or edited)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, FieldList, IntegerField, RadioField, SelectField, StringField
+from wtforms.validators import InputRequired, NumberRange, Optional
+
+from companion.rules import RULESETS as REGISTRY
+from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
+from companion.rules.game import MAX_HAND_CARDS, MAX_NAME_LENGTH, MAX_PLAYERS, PlayerReport, round_points
+
+from .. import scorebook
+
+
+class NewGameForm(FlaskForm):  # type: ignore[misc]
+    names = FieldList(
+        StringField("Player", render_kw={"maxlength": MAX_NAME_LENGTH}), min_entries=MAX_PLAYERS
+    )
+    rules = SelectField(
+        "Rule set", choices=[(n, REGISTRY[n].title) for n in ruleset_names()], default="standard"
+    )
+    last_phase = SelectField(
+        "Last phase", choices=[(str(n), str(n)) for n in range(10, 0, -1)], default="10", coerce=str
+    )
+    everyone_advances = BooleanField("Everyone advances every round")
+    wrap_runs = BooleanField("Runs may wrap from the top number to 1")
+    natural_per_group = BooleanField("Every group needs a numbered card")
+    first_dealer = SelectField(
+        "First dealer", choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)], default="0"
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ruleset: RuleSet | None = None
+        self.player_names: list[str] = []
+        self.dealer_index = 0
+        # The engine's refusal of the line-up (too few players, a repeated name) belongs to the names as a whole.
+        self.names_error: str | None = None
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        if not super().validate(extra_validators):
+            return False
+        typed = [(entry.data or "").strip() for entry in self.names.entries]
+        seat_of_dealer = int(self.first_dealer.data)
+        filled = [i for i, name in enumerate(typed) if name]
+        if seat_of_dealer not in filled:
+            self.first_dealer.errors.append("the first dealer must be one of the players above")
+            return False
+        try:
+            self.ruleset = scorebook.ruleset_from(
+                {
+                    "name": self.rules.data,
+                    "last_phase": int(self.last_phase.data),
+                    "everyone_advances": bool(self.everyone_advances.data),
+                    "wrap_runs": bool(self.wrap_runs.data),
+                    "natural_per_group": bool(self.natural_per_group.data),
+                }
+            )
+        except scorebook.BadInput as exc:
+            self.rules.errors.append(exc.message)
+            return False
+        except ValueError:
+            self.last_phase.errors.append("choose a phase from 1 to 10")
+            return False
+        self.player_names = [typed[i] for i in filled]
+        self.dealer_index = filled.index(seat_of_dealer)
+        return True
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """One tap counter: cards of one scoring kind, with the points the engine gives each."""
+
+    key: str
+    label: str
+    points: int
+
+
+def buckets(deck: Deck) -> tuple[Bucket, ...]:
+    """The tap counters for a deck; each bucket's value is asked of the engine with a card of that kind."""
+    if deck is Deck.STANDARD:
+        samples = (
+            ("low", "1–9", "R1"),
+            ("high", "10–12", "R10"),
+            ("skip", "Skip", "S"),
+            ("wild", "Wild", "W"),
+        )
+    else:
+        samples = (("low", "A–9", "AS"), ("high", "10–K", "10S"), ("wild", "Joker", "JK"))
+    return tuple(Bucket(key, label, card_points(Card.parse(card, deck))) for key, label, card in samples)
+
+
+@dataclass
+class PlayerFields:
+    index: int
+    name: str
+    laid_down: BooleanField
+    points: IntegerField
+    counters: list[tuple[Bucket, IntegerField]]
+    phase: SelectField | None
+    errors: list[str]
+
+
+class RoundForm(FlaskForm):  # type: ignore[misc]
+    """A round for the players in it. Built per game with :func:`round_form`; fields are named by seat."""
+
+    round = IntegerField(validators=[InputRequired()])
+    went_out = RadioField("Who went out?", validators=[InputRequired(message="choose who went out")])
+
+    rules: RuleSet
+    names: tuple[str, ...]
+    original: dict[str, Any] | None
+
+    def players(self) -> list[PlayerFields]:
+        rows = []
+        for i, name in enumerate(self.names):
+            counters = [(b, self[f"p{i}_{b.key}"]) for b in buckets(self.rules.deck)]
+            phase = self[f"p{i}_phase"] if self.rules.choose_phase else None
+            rows.append(
+                PlayerFields(
+                    i, name, self[f"p{i}_down"], self[f"p{i}_points"], counters, phase, self.player_errors(i)
+                )
+            )
+        return rows
+
+    def player_errors(self, i: int) -> list[str]:
+        errors: list[str] = []
+        for key in ("down", "points", "phase", *(b.key for b in buckets(self.rules.deck))):
+            field = self._fields.get(f"p{i}_{key}")
+            if field is not None:
+                errors.extend(field.errors)
+        return errors
+
+    def add_player_error(self, name: str | None, message: str) -> None:
+        if name in self.names:
+            self[f"p{self.names.index(name)}_points"].errors.append(message)
+        else:
+            self.went_out.errors.append(message)
+
+    def report(self) -> dict[str, Any]:
+        """The form as the API's round report, for the engine to judge."""
+        players: dict[str, Any] = {}
+        for row in self.players():
+            entry: dict[str, Any] = {"laid_down": bool(row.laid_down.data) or self.went_out.data == row.name}
+            if row.phase is not None and row.phase.data:
+                entry["phase"] = int(row.phase.data)
+            if self.went_out.data != row.name:
+                tapped = sum(b.points * (field.data or 0) for b, field in row.counters)
+                if row.points.data is not None:
+                    if tapped and tapped != row.points.data:
+                        row.points.errors.append(
+                            f"the counters add up to {tapped} but {row.points.data} was typed: clear one of them"
+                        )
+                    entry["points"] = row.points.data
+                elif tapped:
+                    entry["points"] = tapped
+                self._keep_cards(row.name, entry)
+            players[row.name] = entry
+        return {"round": self.round.data, "went_out": self.went_out.data, "players": players}
+
+    def _keep_cards(self, name: str, entry: dict[str, Any]) -> None:
+        # An edit that leaves a player's total as it was keeps the cards the original report listed.
+        before = (self.original or {}).get("players", {}).get(name)
+        if not before or "cards" not in before or "points" not in entry:
+            return
+        original = PlayerReport(bool(before.get("laid_down")), cards=_cards(before["cards"], self.rules.deck))
+        if round_points(original) == entry["points"] and before.get("laid_down") == entry["laid_down"]:
+            del entry["points"]
+            entry["cards"] = before["cards"]
+
+    def has_errors(self) -> bool:
+        return any(field.errors for field in self)
+
+
+def _cards(tokens: list[str], deck: Deck) -> tuple[Card, ...]:
+    return tuple(Card.parse(t, deck) for t in tokens)
+
+
+def round_form(
+    rules: RuleSet,
+    names: tuple[str, ...],
+    number: int,
+    *,
+    original: dict[str, Any] | None = None,
+    formdata: Any = None,
+) -> RoundForm:
+    """A round form for ``names``; ``original`` (a stored report) fills it in for an edit."""
+    attrs: dict[str, Any] = {}
+    count = NumberRange(min=0, max=MAX_HAND_CARDS, message=f"from 0 to {MAX_HAND_CARDS} cards")
+    for i, _name in enumerate(names):
+        attrs[f"p{i}_down"] = BooleanField("Laid down their phase")
+        attrs[f"p{i}_points"] = IntegerField(
+            "or type the total",
+            validators=[Optional(), NumberRange(min=0, max=999, message="0 to 999 points")],
+        )
+        for b in buckets(rules.deck):
+            attrs[f"p{i}_{b.key}"] = IntegerField(b.label, default=0, validators=[Optional(), count])
+        if rules.choose_phase:
+            attrs[f"p{i}_phase"] = SelectField(
+                "Phase attempted",
+                choices=[("", "—"), *((str(p), f"Phase {p}") for p in rules.phases)],
+                default="",
+                validate_choice=True,
+            )
+    cls = type("GameRoundForm", (RoundForm,), attrs)
+    data: dict[str, Any] = {"round": number}
+    if original is not None and formdata is None:
+        data["went_out"] = original.get("went_out")
+        for i, name in enumerate(names):
+            entry = original.get("players", {}).get(name, {})
+            data[f"p{i}_down"] = bool(entry.get("laid_down"))
+            if name != original.get("went_out"):
+                if "points" in entry:
+                    data[f"p{i}_points"] = entry["points"]
+                elif "cards" in entry:
+                    cards = _cards(entry["cards"], rules.deck)
+                    data[f"p{i}_points"] = round_points(
+                        PlayerReport(bool(entry.get("laid_down")), cards=cards)
+                    )
+            if entry.get("phase") is not None:
+                data[f"p{i}_phase"] = str(entry["phase"])
+    form: RoundForm = cls(formdata=formdata, data=data)
+    form.rules = rules
+    form.names = names
+    form.original = original
+    form.went_out.choices = [(n, n) for n in names]
+    return form

@@ -1,0 +1,536 @@
+"""The score keeper's writes and reads, shared by the pages and the JSON API.
+
+Every write is one transaction that starts by bumping ``games.version`` for its game. That UPDATE takes the
+write lock (SQLite) or the row lock (PostgreSQL) before anything is read, so two devices saving at the same
+moment are put in a line: the second one reads what the first one saved and is told its round is taken (409).
+The rules themselves are never checked here: reports are built and judged by ``companion.rules.game``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, update
+from sqlalchemy.exc import IntegrityError
+
+from companion.rules import InvalidOptionError, RuleSet, UnknownRuleSetError, get_ruleset
+from companion.rules.game import (
+    GameSetupError,
+    GameState,
+    IllegalReportError,
+    RoundReport,
+    RoundResult,
+    new_game,
+    play_round,
+    preview,
+)
+
+from .extensions import db
+from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, utcnow
+
+EXPORT_FORMAT = "phase10-companion-game"
+EXPORT_VERSION = 1
+RULE_OPTIONS = ("everyone_advances", "last_phase", "wrap_runs", "natural_per_group")
+
+
+class ScorebookError(Exception):
+    """A request the score keeper refuses; ``status`` is the HTTP status the API answers with."""
+
+    status = 400
+
+    def __init__(self, message: str, *, field: str | None = None, player: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.player = player
+
+    def to_dict(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.message}
+        if self.field is not None:
+            body["field"] = self.field
+        if self.player is not None:
+            body["player"] = self.player
+        return body
+
+
+class BadInput(ScorebookError):
+    status = 400
+
+
+class GameNotFound(ScorebookError):
+    status = 404
+
+    def __init__(self) -> None:
+        super().__init__("there is no game with this id")
+
+
+class Conflict(ScorebookError):
+    status = 409
+
+
+@dataclass(frozen=True)
+class Loaded:
+    game: Game
+    state: GameState
+
+
+# --- reading -------------------------------------------------------------------------------------------------
+
+
+def ruleset_from(data: Any) -> RuleSet:
+    """A rule set from the API's ``rules`` object (or a missing one: the standard game)."""
+    if data is None:
+        data = {}
+    if isinstance(data, str):
+        data = {"name": data}
+    if not isinstance(data, Mapping):
+        raise BadInput('"rules" must be an object such as {"name": "standard"}', field="rules")
+    name = data.get("name", "standard")
+    if not isinstance(name, str):
+        raise BadInput('"rules.name" must be the name of a rule set', field="rules.name")
+    options: dict[str, Any] = {}
+    for key in ("everyone_advances", "wrap_runs", "natural_per_group"):
+        if key in data:
+            if not isinstance(data[key], bool):
+                raise BadInput(f'"rules.{key}" must be true or false', field=f"rules.{key}")
+            options[key] = data[key]
+    if "last_phase" in data:
+        value = data["last_phase"]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadInput('"rules.last_phase" must be a whole number from 1 to 10', field="rules.last_phase")
+        options["last_phase"] = value
+    try:
+        return get_ruleset(name, **options)
+    except (UnknownRuleSetError, InvalidOptionError) as exc:
+        raise BadInput(str(exc), field="rules") from None
+
+
+def ruleset_of(game: Game) -> RuleSet:
+    return ruleset_from(game.rules)
+
+
+def report_from(data: Any, rules: RuleSet) -> RoundReport:
+    """The engine's round report from a JSON-shaped body; the engine does all of the judging."""
+    if not isinstance(data, Mapping):
+        raise BadInput("a round report must be a JSON object")
+    body = {key: data[key] for key in ("went_out", "players") if key in data}
+    try:
+        return RoundReport.from_dict(body, rules)
+    except IllegalReportError as exc:
+        raise BadInput(exc.reason, player=exc.player) from None
+
+
+def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None) -> GameState:
+    """The game's state after its rounds (or after ``reports`` instead), naming the round the engine refuses."""
+    rules = ruleset_of(game)
+    state = new_game(game.player_names, rules, first_dealer=game.first_dealer)
+    stored = [r.report for r in game.rounds] if reports is None else list(reports)
+    for number, data in enumerate(stored, start=1):
+        try:
+            state = play_round(state, report_from(data, rules))
+        except BadInput as exc:
+            raise Conflict(f"round {number}: {exc.message}", player=exc.player) from None
+        except IllegalReportError as exc:
+            raise Conflict(f"round {number}: {exc.reason}", player=exc.player) from None
+    return state
+
+
+def load(game_id: str) -> Loaded:
+    game = db.session.get(Game, game_id) if isinstance(game_id, str) and len(game_id) <= 16 else None
+    if game is None:
+        raise GameNotFound()
+    return Loaded(game, replay_stored(game))
+
+
+def current_version(game_id: str) -> int | None:
+    if not isinstance(game_id, str) or len(game_id) > 16:
+        return None
+    return db.session.execute(db.select(Game.version).where(Game.id == game_id)).scalar_one_or_none()
+
+
+# --- writing -------------------------------------------------------------------------------------------------
+
+
+def _lock(game_id: str) -> Game:
+    if not isinstance(game_id, str) or len(game_id) > 16:
+        raise GameNotFound()
+    bumped = db.session.execute(
+        update(Game).where(Game.id == game_id).values(version=Game.version + 1, updated_at=utcnow())
+    )
+    if bumped.rowcount == 0:  # type: ignore[attr-defined]
+        db.session.rollback()
+        raise GameNotFound()
+    # Whatever this session read before the lock may be older than what the lock now guarantees.
+    db.session.expire_all()
+    game = db.session.get(Game, game_id)
+    assert game is not None
+    return game
+
+
+def _refresh_summary(game: Game, state: GameState) -> None:
+    game.status = state.status
+    game.winner = state.winner
+    game.rounds_played = len(state.rounds)
+    by_name = {p.name: p for p in state.players}
+    for seat in game.seats:
+        player = by_name[seat.player.name]
+        seat.total = player.total
+        seat.phases_completed = len(player.completed)
+        seat.rounds_played = sum(1 for r in state.rounds if seat.player.name in r.report.players)
+
+
+def _audit(game: Game, action: str, who: str, number: int | None, before: Any, after: Any) -> None:
+    db.session.add(
+        AuditEntry(game=game, action=action, round_number=number, before=before, after=after, who=who[:120])
+    )
+
+
+def _save(
+    game: Game, state: GameState, action: str, who: str, number: int | None, before: Any, after: Any
+) -> None:
+    _refresh_summary(game, state)
+    _audit(game, action, who, number, before, after)
+    _commit()
+
+
+def _commit() -> None:
+    try:
+        db.session.commit()
+    except IntegrityError:
+        db.session.rollback()
+        raise Conflict("another device saved this game at the same moment; nothing was changed") from None
+
+
+def clean_names(raw: Any) -> list[str]:
+    """Names as typed, with runs of spaces made one; the engine judges count, length and repeats."""
+    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
+        raise BadInput('"players" must be a list of 2 to 6 names', field="players")
+    names = [" ".join(n.split()) for n in raw]
+    if not all(n.isprintable() for n in names):
+        raise BadInput("names may not contain control characters", field="players")
+    return names
+
+
+def _players_for(names: Sequence[str]) -> list[Player]:
+    keys = [Player.key_for(n) for n in names]
+    known = {
+        p.name_key: p
+        for p in db.session.execute(db.select(Player).where(Player.name_key.in_(keys))).scalars()
+    }
+    players = []
+    for name, key in zip(names, keys, strict=True):
+        player = known.get(key)
+        if player is None:
+            player = Player(name=name, name_key=key)
+            db.session.add(player)
+        players.append(player)
+    return players
+
+
+def create_game(
+    raw_names: Any, rules: RuleSet, first_dealer: Any, who: str, *, reports: Sequence[Any] = ()
+) -> tuple[Loaded, str]:
+    """A new game (with ``reports`` already played, for an import); returns it and its edit token."""
+    names = clean_names(raw_names)
+    try:
+        new_game(names, rules, first_dealer=first_dealer)
+    except GameSetupError as exc:
+        field = "first_dealer" if "dealer" in str(exc) else "players"
+        raise BadInput(str(exc), field=field) from None
+    try:
+        # Names as the players table spells them, so that "ana" plays as the Ana already known.
+        players = _players_for(names)
+        seated = [p.name for p in players]
+        state = new_game(seated, rules, first_dealer=first_dealer)
+        token = secrets.token_urlsafe(24)
+        game = Game(rules=rules.to_dict(), first_dealer=first_dealer, edit_token_hash=hash_token(token))
+        for seat, player in enumerate(players):
+            game.seats.append(GamePlayer(seat=seat, player=player))
+        stored: list[dict[str, Any]] = []
+        for number, data in enumerate(reports, start=1):
+            try:
+                report = report_from(data, rules)
+                state = play_round(state, report)
+            except BadInput as exc:
+                raise BadInput(f"round {number}: {exc.message}", field="rounds", player=exc.player) from None
+            except IllegalReportError as exc:
+                raise BadInput(f"round {number}: {exc.reason}", field="rounds", player=exc.player) from None
+            stored.append(report.to_dict())
+            game.rounds.append(Round(number=number, report=report.to_dict()))
+        db.session.add(game)
+        _refresh_summary(game, state)
+        _audit(
+            game,
+            "imported" if reports else "created",
+            who,
+            None,
+            None,
+            {"players": seated, **rules.to_dict()},
+        )
+        _commit()
+    except ScorebookError:
+        db.session.rollback()
+        raise
+    return Loaded(game, state), token
+
+
+def _round_number(data: Mapping[str, Any], expected: int | None) -> int | None:
+    number = data.get("round")
+    if number is None:
+        return None
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise BadInput('"round" must be the number of the round being reported', field="round")
+    if expected is not None and number != expected:
+        raise Conflict(f"this is round {expected}, not round {number}", field="round")
+    return number
+
+
+def add_round(game_id: str, data: Any, who: str, *, require_number: bool = True) -> Loaded:
+    """Save the next round. A report for a round already saved, or out of order, is a :class:`Conflict`."""
+    if not isinstance(data, Mapping):
+        raise BadInput("a round report must be a JSON object")
+    try:
+        game = _lock(game_id)
+        state = replay_stored(game)
+        number = state.round_number
+        if state.status == "finished":
+            raise Conflict("the game is over; no more rounds can be saved")
+        claimed = data.get("round")
+        if claimed is None and require_number:
+            raise BadInput('"round" is missing: send the number of the round being reported', field="round")
+        if isinstance(claimed, int) and not isinstance(claimed, bool) and claimed < number:
+            raise Conflict(f"round {claimed} is already saved; the next round is {number}", field="round")
+        _round_number(data, number)
+        report = report_from(data, ruleset_of(game))
+        try:
+            state = play_round(state, report)
+        except IllegalReportError as exc:
+            raise BadInput(exc.reason, player=exc.player) from None
+        game.rounds.append(Round(number=number, report=report.to_dict()))
+        _save(game, state, "added", who, number, None, report.to_dict())
+    except ScorebookError:
+        db.session.rollback()
+        raise
+    return Loaded(game, state)
+
+
+def preview_round(loaded: Loaded, data: Any) -> tuple[RoundResult, GameState]:
+    """The round's record and the table after it, as they would be saved; nothing is stored."""
+    report = report_from(data, ruleset_of(loaded.game))
+    try:
+        return preview(loaded.state, report), play_round(loaded.state, report)
+    except IllegalReportError as exc:
+        raise BadInput(exc.reason, player=exc.player) from None
+
+
+def preview_edit(loaded: Loaded, number: int, data: Any) -> GameState:
+    game = loaded.game
+    if not 1 <= number <= len(game.rounds):
+        raise GameNotFound() if not game.rounds else BadInput(f"there is no round {number} to edit")
+    report = report_from(data, ruleset_of(game))
+    reports = [r.report for r in game.rounds]
+    reports[number - 1] = report.to_dict()
+    return _replay_for_change(game, reports, number)
+
+
+def _replay_for_change(game: Game, reports: list[dict[str, Any]], number: int) -> GameState:
+    try:
+        return replay_stored(game, reports)
+    except Conflict as exc:
+        if exc.message.startswith(f"round {number}:"):
+            raise BadInput(exc.message.split(": ", 1)[1], player=exc.player) from None
+        raise Conflict(
+            f"this change does not fit the rounds after it ({exc.message}); change or delete those first",
+            player=exc.player,
+        ) from None
+
+
+def _find_round(game: Game, number: Any) -> Round:
+    if isinstance(number, int) and 1 <= number <= len(game.rounds):
+        stored = game.rounds[number - 1]
+        if stored.number == number:
+            return stored
+    raise RoundNotFound(number)
+
+
+class RoundNotFound(ScorebookError):
+    status = 404
+
+    def __init__(self, number: Any) -> None:
+        super().__init__(f"there is no round {number} in this game")
+
+
+def edit_round(game_id: str, number: int, data: Any, who: str) -> Loaded:
+    """Replace a saved round; every round after it is replayed and must still hold."""
+    if not isinstance(data, Mapping):
+        raise BadInput("a round report must be a JSON object")
+    try:
+        game = _lock(game_id)
+        stored = _find_round(game, number)
+        _round_number(data, number)
+        report = report_from(data, ruleset_of(game))
+        reports = [r.report for r in game.rounds]
+        before = reports[number - 1]
+        reports[number - 1] = report.to_dict()
+        state = _replay_for_change(game, reports, number)
+        if report.to_dict() == before:
+            db.session.rollback()
+            return load(game_id)
+        stored.report = report.to_dict()
+        stored.updated_at = utcnow()
+        _save(game, state, "edited", who, number, before, report.to_dict())
+    except ScorebookError:
+        db.session.rollback()
+        raise
+    return Loaded(game, state)
+
+
+def delete_round(game_id: str, number: int, who: str) -> Loaded:
+    """Remove a saved round; the rounds after it move up one number and are replayed."""
+    try:
+        game = _lock(game_id)
+        stored = _find_round(game, number)
+        reports = [r.report for r in game.rounds]
+        before = reports.pop(number - 1)
+        try:
+            state = replay_stored(game, reports)
+        except Conflict as exc:
+            raise Conflict(
+                f"without round {number} the later rounds no longer hold ({exc.message}); "
+                "change or delete those first",
+                player=exc.player,
+            ) from None
+        later = [r for r in game.rounds if r.number > number]
+        game.rounds.remove(stored)
+        db.session.flush()
+        # One row at a time, lowest first, so the (game, number) unique pair holds after every statement.
+        for r in later:
+            r.number -= 1
+            db.session.flush()
+        _save(game, state, "deleted", who, number, before, None)
+    except ScorebookError:
+        db.session.rollback()
+        raise
+    return Loaded(game, state)
+
+
+# --- showing -------------------------------------------------------------------------------------------------
+
+
+def state_dict(loaded: Loaded) -> dict[str, Any]:
+    """The API's view of a game: the engine's own ``GameState.to_dict()`` with the game's id and version."""
+    body: dict[str, Any] = {"id": loaded.game.id, "version": loaded.game.version}
+    body.update(loaded.state.to_dict())
+    body["rounds"] = [round_dict(r) for r in loaded.state.rounds]
+    return body
+
+
+def round_dict(result: RoundResult) -> dict[str, Any]:
+    return {"round": result.number, **result.to_dict()}
+
+
+def export_dict(loaded: Loaded) -> dict[str, Any]:
+    game = loaded.game
+    return {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "players": game.player_names,
+        "rules": ruleset_of(game).to_dict(),
+        "first_dealer": game.first_dealer,
+        "rounds": [{"round": r.number, **r.report} for r in game.rounds],
+    }
+
+
+def export_csv(loaded: Loaded) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["round", "tie_break", "player", "went_out", "laid_down", "points", "completed", "total"])
+    totals = dict.fromkeys(loaded.game.player_names, 0)
+    for r in loaded.state.rounds:
+        report = r.report
+        for name, entry in report.players.items():
+            totals[name] += r.points.get(name, 0)
+            completed = r.completed.get(name)
+            writer.writerow(
+                [
+                    r.number,
+                    "yes" if r.tie_break else "no",
+                    _csv_safe(name),
+                    "yes" if report.went_out == name else "no",
+                    "yes" if entry.laid_down else "no",
+                    r.points.get(name, 0),
+                    "" if completed is None else completed,
+                    totals[name],
+                ]
+            )
+    return out.getvalue()
+
+
+def _csv_safe(text: str) -> str:
+    # A name such as "=HYPERLINK(...)" must stay text when the file is opened in a spreadsheet.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def import_game(data: Any, who: str) -> tuple[Loaded, str]:
+    if not isinstance(data, Mapping):
+        raise BadInput("a backup must be a JSON object as written by export.json")
+    if data.get("format", EXPORT_FORMAT) != EXPORT_FORMAT:
+        raise BadInput(f'"format" must be "{EXPORT_FORMAT}"', field="format")
+    version = data.get("version", EXPORT_VERSION)
+    if version != EXPORT_VERSION or isinstance(version, bool):
+        raise BadInput(f"this backup's version is not one this app reads (it reads {EXPORT_VERSION})")
+    rounds = data.get("rounds", [])
+    if not isinstance(rounds, list):
+        raise BadInput('"rounds" must be a list of round reports', field="rounds")
+    for number, entry in enumerate(rounds, start=1):
+        if not isinstance(entry, Mapping):
+            raise BadInput(f"round {number} must be a JSON object", field="rounds")
+        claimed = entry.get("round", number)
+        if claimed != number or isinstance(claimed, bool):
+            raise BadInput(
+                f"the rounds must be numbered 1, 2, 3…; found {claimed!r} at {number}", field="rounds"
+            )
+    rules = ruleset_from(data.get("rules"))
+    return create_game(data.get("players"), rules, data.get("first_dealer", 0), who, reports=rounds)
+
+
+def player_stats() -> list[dict[str, Any]]:
+    """Games, wins, average points per round and phases per round for every known player."""
+    wins = (
+        db.select(Game.winner, func.count().label("wins"))
+        .where(Game.status == "finished", Game.winner.is_not(None))
+        .group_by(Game.winner)
+        .subquery()
+    )
+    rows = db.session.execute(
+        db.select(
+            Player.name,
+            func.count(GamePlayer.game_id),
+            func.coalesce(func.sum(GamePlayer.total), 0),
+            func.coalesce(func.sum(GamePlayer.phases_completed), 0),
+            func.coalesce(func.sum(GamePlayer.rounds_played), 0),
+            func.coalesce(func.max(wins.c.wins), 0),
+        )
+        .join(GamePlayer, GamePlayer.player_id == Player.id)
+        .outerjoin(wins, wins.c.winner == Player.name)
+        .group_by(Player.id, Player.name)
+        .order_by(Player.name)
+    ).all()
+    stats = []
+    for name, games, points, phases, rounds, won in rows:
+        stats.append(
+            {
+                "name": name,
+                "games": games,
+                "wins": won,
+                "rounds": rounds,
+                "points_per_round": round(points / rounds, 1) if rounds else None,
+                "phases_per_round": round(phases / rounds, 2) if rounds else None,
+            }
+        )
+    return stats

@@ -1,0 +1,52 @@
+// Tap counters for the cards left in each hand. Every point value comes from the page (data-points, set by the
+// server from the rules engine); this script only multiplies and adds so the total shows while tapping.
+(function () {
+  "use strict";
+  function count(input) {
+    var n = parseInt(input.value, 10);
+    return isNaN(n) || n < 0 ? 0 : n;
+  }
+  function update(entry) {
+    var sum = 0;
+    entry.querySelectorAll(".counter").forEach(function (c) {
+      sum += count(c.querySelector("input")) * parseInt(c.getAttribute("data-points"), 10);
+    });
+    var typed = entry.querySelector(".typed input");
+    var out = entry.querySelector("[data-sum]");
+    if (typed && typed.value !== "") {
+      out.textContent = typed.value + (sum && String(sum) !== typed.value ? " (counters: " + sum + ")" : "");
+    } else {
+      out.textContent = String(sum);
+    }
+  }
+  function markOut() {
+    document.querySelectorAll("[data-entry]").forEach(function (entry) {
+      var radio = entry.querySelector('input[name="went_out"]');
+      var out = radio && radio.checked;
+      entry.classList.toggle("out", !!out);
+      if (out) {
+        var down = entry.querySelector('.toggles input[type="checkbox"]');
+        if (down) down.checked = true;
+      }
+    });
+  }
+  document.querySelectorAll("[data-entry]").forEach(function (entry) {
+    entry.querySelectorAll(".counter").forEach(function (c) {
+      var input = c.querySelector("input");
+      c.querySelector(".plus").addEventListener("click", function () {
+        input.value = Math.min(count(input) + 1, 11);
+        update(entry);
+      });
+      c.querySelector(".minus").addEventListener("click", function () {
+        input.value = Math.max(count(input) - 1, 0);
+        update(entry);
+      });
+    });
+    entry.addEventListener("input", function () { update(entry); });
+    update(entry);
+  });
+  document.querySelectorAll('input[name="went_out"]').forEach(function (r) {
+    r.addEventListener("change", markOut);
+  });
+  markOut();
+})();
