@@ -144,8 +144,8 @@ class PlayerReport:
 
     ``points`` is a typed total, or ``cards`` the cards left in hand (scored with :func:`card_points`); the player
     who went out gives neither. ``phase`` is the phase the player attempted: required in Masters when the player laid
-    down (000: players choose the phase each hand); in other rule sets it may be given and must then be the phase
-    the player is on.
+    down (000: players choose the phase each hand); in other rule sets and in tie-break rounds it may be given and
+    must then be the phase being played (a tie-break replays the last phase, 001).
     """
 
     laid_down: bool
@@ -319,6 +319,8 @@ def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = 
             'nobody went out: a round ends when one player has no cards left (001 "When you have no cards left, '
             'the round ends for everyone")'
         )
+    if len(report.players) > MAX_PLAYERS:
+        raise IllegalReportError(f'a round has at most {MAX_PLAYERS} players (001 "2-6 players")')
     if report.went_out not in report.players:
         raise IllegalReportError(f"{_shown(report.went_out)} went out but has no report in this round")
     for name, entry in report.players.items():
@@ -354,11 +356,6 @@ def _validate_player(name: str, entry: PlayerReport, went_out: bool, rules: Rule
             raise IllegalReportError(
                 f"{who}: there is no phase {entry.phase} in this game (phases 1 to {rules.last_phase})", name
             )
-    elif rules.choose_phase and entry.laid_down:
-        raise IllegalReportError(
-            f"say which phase {who} laid down: in Masters each player chooses the phase to attempt (000)",
-            name,
-        )
 
 
 def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
@@ -725,6 +722,11 @@ def _check_phase(state: GameState, player: PlayerState, entry: PlayerReport) -> 
     """The phase the player attempted this round, refusing one the player cannot be attempting."""
     who = _shown(player.name)
     if state.rules.choose_phase and state.status != "tie_break":
+        if entry.phase is None and entry.laid_down:
+            raise IllegalReportError(
+                f"say which phase {who} laid down: in Masters each player chooses the phase to attempt (000)",
+                player.name,
+            )
         if entry.phase is not None and entry.phase in player.completed:
             raise IllegalReportError(
                 f"{who} has already completed phase {entry.phase}: in Masters a player chooses a phase not yet "
