@@ -145,7 +145,7 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
         """The form as the API's round report, for the engine to judge."""
         players: dict[str, Any] = {}
         for row in self.players():
-            entry: dict[str, Any] = {"laid_down": bool(row.laid_down.data) or self.went_out.data == row.name}
+            entry: dict[str, Any] = {"laid_down": bool(row.laid_down.data)}
             if row.phase is not None and row.phase.data:
                 entry["phase"] = int(row.phase.data)
             if self.went_out.data != row.name:

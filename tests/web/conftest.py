@@ -161,7 +161,7 @@ def snapshot(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
         for model in (Game, Player, GamePlayer, Round, AuditEntry):
             rows = db.session.execute(db.select(model)).scalars().all()
             out[model.__tablename__] = sorted(
-                (tuple(repr(getattr(r, c.key)) for c in model.__table__.columns) for r in rows)
+                tuple(repr(getattr(r, c.key)) for c in model.__table__.columns) for r in rows
             )
         db.session.remove()
         return out

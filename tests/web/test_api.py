@@ -132,7 +132,9 @@ def test_bad_bodies_get_json_errors(api_game, client):
         response = client.post(url, data=data, headers={**game.auth, "Content-Type": "application/json"})
         assert response.status_code == 400, data
         assert "error" in response.json
-    huge = client.post(url, data=b"x" * (300 * 1024), headers={**game.auth, "Content-Type": "application/json"})
+    huge = client.post(
+        url, data=b"x" * (300 * 1024), headers={**game.auth, "Content-Type": "application/json"}
+    )
     assert huge.status_code == 413
     assert "error" in huge.json
     wrong_method = client.put(url, json={})
@@ -174,8 +176,16 @@ def test_patch_a_past_round_recomputes_everything_after(api_game):
 def test_patch_that_breaks_a_later_round_is_refused(api_game, app):
     # Masters (000): a phase already completed cannot be chosen again; moving it earlier breaks round 2.
     game = api_game(["Ana", "Ben"], name="masters")
-    r1 = {"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True, "phase": 1}, "Ben": {"laid_down": False, "points": 10}}}
-    r2 = {"round": 2, "went_out": "Ana", "players": {"Ana": {"laid_down": True, "phase": 2}, "Ben": {"laid_down": False, "points": 10}}}
+    r1 = {
+        "round": 1,
+        "went_out": "Ana",
+        "players": {"Ana": {"laid_down": True, "phase": 1}, "Ben": {"laid_down": False, "points": 10}},
+    }
+    r2 = {
+        "round": 2,
+        "went_out": "Ana",
+        "players": {"Ana": {"laid_down": True, "phase": 2}, "Ben": {"laid_down": False, "points": 10}},
+    }
     assert game.post_round(r1).status_code == 201
     assert game.post_round(r2).status_code == 201
     before = snapshot(app)
@@ -191,7 +201,11 @@ def test_delete_a_round_moves_later_rounds_up(api_game):
     game = api_game(["Ana", "Ben"])
     for number, out in ((1, "Ana"), (2, "Ben"), (3, "Ana")):
         other = "Ben" if out == "Ana" else "Ana"
-        body = {"round": number, "went_out": out, "players": {out: {"laid_down": True}, other: {"laid_down": False, "points": 5 * number}}}
+        body = {
+            "round": number,
+            "went_out": out,
+            "players": {out: {"laid_down": True}, other: {"laid_down": False, "points": 5 * number}},
+        }
         assert game.post_round(body).status_code == 201
     response = game.client.delete(f"/api/games/{game.id}/rounds/2", headers=game.auth)
     assert response.status_code == 200
@@ -204,8 +218,24 @@ def test_delete_a_round_moves_later_rounds_up(api_game):
 
 def _two_round_tie(game):
     # Last phase 2, three players: Ana and Ben both complete phase 2 in round 2 on 10 points each.
-    r1 = {"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": True, "points": 5}, "Cy": {"laid_down": False, "points": 5}}}
-    r2 = {"round": 2, "went_out": "Cy", "players": {"Ana": {"laid_down": True, "points": 10}, "Ben": {"laid_down": True, "points": 5}, "Cy": {"laid_down": True}}}
+    r1 = {
+        "round": 1,
+        "went_out": "Ana",
+        "players": {
+            "Ana": {"laid_down": True},
+            "Ben": {"laid_down": True, "points": 5},
+            "Cy": {"laid_down": False, "points": 5},
+        },
+    }
+    r2 = {
+        "round": 2,
+        "went_out": "Cy",
+        "players": {
+            "Ana": {"laid_down": True, "points": 10},
+            "Ben": {"laid_down": True, "points": 5},
+            "Cy": {"laid_down": True},
+        },
+    }
     assert game.post_round(r1).status_code == 201
     assert game.post_round(r2).status_code == 201
 
@@ -218,9 +248,21 @@ def test_001_tied_totals_replay_the_last_phase_first_out_wins(api_game):
     state = game.state()
     assert state["status"] == "tie_break"
     assert state["tie_break_players"] == ["Ana", "Ben"]
-    everyone = {"round": 3, "went_out": "Ben", "players": {"Ana": {"laid_down": False, "points": 5}, "Ben": {"laid_down": True}, "Cy": {"laid_down": False, "points": 5}}}
+    everyone = {
+        "round": 3,
+        "went_out": "Ben",
+        "players": {
+            "Ana": {"laid_down": False, "points": 5},
+            "Ben": {"laid_down": True},
+            "Cy": {"laid_down": False, "points": 5},
+        },
+    }
     assert game.post_round(everyone).status_code == 400  # Cy is not in the tie-break
-    tie_break = {"round": 3, "went_out": "Ben", "players": {"Ana": {"laid_down": False, "points": 5}, "Ben": {"laid_down": True}}}
+    tie_break = {
+        "round": 3,
+        "went_out": "Ben",
+        "players": {"Ana": {"laid_down": False, "points": 5}, "Ben": {"laid_down": True}},
+    }
     assert game.post_round(tie_break).status_code == 201
     state = game.state()
     assert state["status"] == "finished" and state["winner"] == "Ben"
@@ -234,7 +276,15 @@ def test_001_lowest_total_among_finishers_wins_and_an_edit_can_change_the_winner
     game = api_game(["Ana", "Ben", "Cy"], last_phase=2)
     _two_round_tie(game)
     assert game.client.delete(f"/api/games/{game.id}/rounds/3", headers=game.auth).status_code == 404
-    r2 = {"round": 2, "went_out": "Cy", "players": {"Ana": {"laid_down": True, "points": 15}, "Ben": {"laid_down": True, "points": 5}, "Cy": {"laid_down": True}}}
+    r2 = {
+        "round": 2,
+        "went_out": "Cy",
+        "players": {
+            "Ana": {"laid_down": True, "points": 15},
+            "Ben": {"laid_down": True, "points": 5},
+            "Cy": {"laid_down": True},
+        },
+    }
     response = game.client.patch(f"/api/games/{game.id}/rounds/2", json=r2, headers=game.auth)
     assert response.status_code == 200
     assert response.json["status"] == "finished" and response.json["winner"] == "Ben"
@@ -245,21 +295,51 @@ def test_001_lowest_total_among_finishers_wins_and_an_edit_can_change_the_winner
 def test_variants_playing_cards_masters_everyone_advances(api_game):
     # 004: playing cards score A-9 = 5, 10/J/Q/K = 10, joker = 25.
     cards = api_game(["Ana", "Ben"], name="playing-cards")
-    r = cards.post_round({"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "cards": ["AH", "KD", "JK"]}}})
+    r = cards.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "cards": ["AH", "KD", "JK"]}},
+        }
+    )
     assert r.status_code == 201 and r.json["points"]["Ben"] == 40
-    skip = cards.post_round({"round": 2, "went_out": "Ana", "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "cards": ["S"]}}})
+    skip = cards.post_round(
+        {
+            "round": 2,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "cards": ["S"]}},
+        }
+    )
     assert skip.status_code == 400
     # 000: in Masters the phase attempted is named and must be given when laying down.
     masters = api_game(["Ana", "Ben"], name="masters")
-    no_phase = masters.post_round({"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "points": 5}}})
+    no_phase = masters.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "points": 5}},
+        }
+    )
     assert no_phase.status_code == 400 and no_phase.json["player"] == "Ana"
-    ok = masters.post_round({"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True, "phase": 4}, "Ben": {"laid_down": False, "points": 5}}})
+    ok = masters.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True, "phase": 4}, "Ben": {"laid_down": False, "points": 5}},
+        }
+    )
     assert ok.status_code == 201
     ana = next(p for p in masters.state()["players"] if p["name"] == "Ana")
     assert ana["completed"] == [4] and 4 not in ana["remaining"]
     # 001 house rule "everyone advances": everyone moves on; after last_phase rounds the lowest total wins.
     short = api_game(["Ana", "Ben"], everyone_advances=True, last_phase=1)
-    done = short.post_round({"round": 1, "went_out": "Ben", "players": {"Ana": {"laid_down": False, "points": 30}, "Ben": {"laid_down": True}}})
+    done = short.post_round(
+        {
+            "round": 1,
+            "went_out": "Ben",
+            "players": {"Ana": {"laid_down": False, "points": 30}, "Ben": {"laid_down": True}},
+        }
+    )
     assert done.status_code == 201
     assert short.state()["winner"] == "Ben"
 
@@ -285,7 +365,13 @@ def test_import_refuses_a_backup_with_an_impossible_round(client, app):
         "version": 1,
         "players": ["Ana", "Ben"],
         "rules": {"name": "standard"},
-        "rounds": [{"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": False}, "Ben": {"laid_down": False, "points": 5}}}],
+        "rounds": [
+            {
+                "round": 1,
+                "went_out": "Ana",
+                "players": {"Ana": {"laid_down": False}, "Ben": {"laid_down": False, "points": 5}},
+            }
+        ],
     }
     response = client.post("/api/games/import", json=body)
     assert response.status_code == 400 and response.json["error"].startswith("round 1")
@@ -296,8 +382,17 @@ def test_import_refuses_a_backup_with_an_impossible_round(client, app):
 
 def test_export_csv_has_a_row_per_player_per_round(api_game, client):
     game = api_game(["Ana", "=cmd"])
-    game.post_round({"round": 1, "went_out": "Ana", "players": {"Ana": {"laid_down": True}, "=cmd": {"laid_down": False, "points": 25}}})
+    game.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True}, "=cmd": {"laid_down": False, "points": 25}},
+        }
+    )
     response = client.get(f"/api/games/{game.id}/export.csv")
     assert response.mimetype == "text/csv"
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
-    assert [(r["player"], r["points"], r["total"]) for r in rows] == [("Ana", "0", "0"), ("'=cmd", "25", "25")]
+    assert [(r["player"], r["points"], r["total"]) for r in rows] == [
+        ("Ana", "0", "0"),
+        ("'=cmd", "25", "25"),
+    ]

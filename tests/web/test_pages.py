@@ -1,0 +1,365 @@
+"""Every page through the test client: new game, the table, entering/previewing/editing/deleting rounds,
+history, the edit link, the end of the game and the error pages."""
+
+from __future__ import annotations
+
+import re
+
+from companion.games.forms import NewGameForm, buckets, round_form
+from companion.rules import Deck, get_ruleset
+
+from .conftest import WORKED_EXAMPLE, make_app, snapshot
+
+
+def _round_form_data(number, went_out, entries):
+    """Form fields as the round page posts them; ``entries``: seat -> dict of field suffix -> value."""
+    data = {"round": str(number), "went_out": went_out}
+    for seat, fields in entries.items():
+        for key, value in fields.items():
+            if key == "down":
+                if value:
+                    data[f"p{seat}_down"] = "y"
+            else:
+                data[f"p{seat}_{key}"] = str(value)
+    return data
+
+
+def test_home_new_game_and_table(client):
+    assert client.get("/").status_code == 200
+    page = client.get("/games/new")
+    assert page.status_code == 200 and b"Start the game" in page.data
+    response = client.post(
+        "/games/new",
+        data={
+            "names-0": "Ana",
+            "names-1": "Ben",
+            "names-2": "",
+            "rules": "standard",
+            "last_phase": "10",
+            "first_dealer": "1",
+        },
+    )
+    assert response.status_code == 302
+    table = client.get(response.headers["Location"])
+    text = table.get_data(as_text=True)
+    assert (
+        "Round 1" in text and "<strong>Ben</strong> deals" in text and "<strong>Ana</strong> starts" in text
+    )
+    assert "Phase 1: two sets of 3" in text
+    assert "Enter round 1" in text  # the creating browser holds the edit secret
+    assert "<svg" in text  # the share QR code
+    home = client.get("/").get_data(as_text=True)
+    assert "Ana, Ben" in home
+
+
+def test_new_game_form_errors_sit_next_to_the_fields(client, app):
+    before = snapshot(app)
+    one = client.post(
+        "/games/new", data={"names-0": "Ana", "rules": "standard", "last_phase": "10", "first_dealer": "0"}
+    )
+    assert one.status_code == 400 and "2 to 6 players" in one.get_data(as_text=True)
+    same = client.post(
+        "/games/new",
+        data={
+            "names-0": "Ana",
+            "names-1": " ana",
+            "rules": "standard",
+            "last_phase": "10",
+            "first_dealer": "0",
+        },
+    )
+    assert same.status_code == 400 and "different name" in same.get_data(as_text=True)
+    dealer = client.post(
+        "/games/new",
+        data={
+            "names-0": "Ana",
+            "names-1": "Ben",
+            "rules": "standard",
+            "last_phase": "10",
+            "first_dealer": "4",
+        },
+    )
+    assert dealer.status_code == 400 and "first dealer" in dealer.get_data(as_text=True)
+    masters = client.post(
+        "/games/new",
+        data={
+            "names-0": "Ana",
+            "names-1": "Ben",
+            "rules": "masters",
+            "last_phase": "10",
+            "first_dealer": "0",
+            "everyone_advances": "y",
+        },
+    )
+    assert masters.status_code == 400 and "Masters" in masters.get_data(as_text=True)
+    bogus = client.post(
+        "/games/new",
+        data={"names-0": "Ana", "names-1": "Ben", "rules": "poker", "last_phase": "99", "first_dealer": "x"},
+    )
+    assert bogus.status_code == 400
+    assert snapshot(app) == before
+
+
+def test_new_game_form_directly(app):
+    with app.test_request_context(
+        method="POST",
+        data={
+            "names-0": "Ana",
+            "names-1": "",
+            "names-2": "Cy",
+            "rules": "playing-cards",
+            "last_phase": "5",
+            "first_dealer": "2",
+        },
+    ):
+        form = NewGameForm()
+        assert form.validate()
+        assert form.player_names == ["Ana", "Cy"] and form.dealer_index == 1
+        assert form.ruleset is not None and form.ruleset.deck is Deck.PLAYING and form.ruleset.last_phase == 5
+
+
+def test_tap_counters_score_with_the_engines_values(app):
+    # 001 point table: 1-9 = 5, 10-12 = 10, Skip = 15, Wild = 25 (Ben's hand in the worked example: 35).
+    assert [(b.label, b.points) for b in buckets(Deck.STANDARD)] == [
+        ("1–9", 5),
+        ("10–12", 10),
+        ("Skip", 15),
+        ("Wild", 25),
+    ]
+    # 004: A-9 = 5, 10-K = 10, joker = 25; there is no Skip among playing cards.
+    assert [(b.label, b.points) for b in buckets(Deck.PLAYING)] == [("A–9", 5), ("10–K", 10), ("Joker", 25)]
+    rules = get_ruleset("standard")
+    data = _round_form_data(
+        1,
+        "Ana",
+        {
+            0: {"down": True},
+            1: {"down": True, "low": 2, "high": 1, "skip": 1},
+            2: {"points": 40},
+            3: {"down": True, "low": 2},
+        },
+    )
+    with app.test_request_context(method="POST", data=data):
+        from flask import request
+
+        form = round_form(rules, ("Ana", "Ben", "Cy", "Dee"), 1, formdata=request.form)
+        assert form.validate()
+        report = form.report()
+        assert not form.has_errors()
+    assert report["players"]["Ben"] == {"laid_down": True, "points": 35}
+    assert report["players"]["Cy"] == {"laid_down": False, "points": 40}
+    assert report["players"]["Ana"] == {"laid_down": True}
+
+
+def test_counters_and_a_different_typed_total_are_an_error(app):
+    rules = get_ruleset("standard")
+    data = _round_form_data(1, "Ana", {0: {"down": True}, 1: {"low": 1, "points": 20}})
+    with app.test_request_context(method="POST", data=data):
+        from flask import request
+
+        form = round_form(rules, ("Ana", "Ben"), 1, formdata=request.form)
+        assert form.validate()
+        form.report()
+        assert form.has_errors()
+        assert "add up to 5" in form.players()[1].errors[0]
+
+
+def test_enter_round_preview_then_save(client, api_game, app):
+    game = api_game()
+    game.login()
+    page = client.get(f"/games/{game.id}/round")
+    assert page.status_code == 200 and 'data-points="25"' in page.get_data(as_text=True)
+    data = _round_form_data(
+        1,
+        "Ana",
+        {
+            0: {"down": True},
+            1: {"down": True, "low": 2, "high": 1, "skip": 1},
+            2: {"points": 40},
+            3: {"down": True, "low": 2},
+        },
+    )
+    before = snapshot(app)
+    preview = client.post(f"/games/{game.id}/round", data={**data, "preview": "1"})
+    assert preview.status_code == 200
+    text = preview.get_data(as_text=True)
+    assert "Preview" in text and ">35<" in text.replace(" ", "")
+    assert snapshot(app) == before  # a preview stores nothing
+    saved = client.post(f"/games/{game.id}/round", data={**data, "save": "1"})
+    assert saved.status_code == 302
+    totals = {p["name"]: p["total"] for p in game.state()["players"]}
+    assert totals == {"Ana": 0, "Ben": 35, "Cy": 40, "Dee": 10}
+
+
+def test_engine_refusal_shows_as_a_form_error(client, api_game, app):
+    game = api_game(["Ana", "Ben"])
+    game.login()
+    before = snapshot(app)
+    # 001 "Going out": a player can only go out after laying down.
+    data = _round_form_data(1, "Ana", {0: {}, 1: {"points": 10}})
+    response = client.post(f"/games/{game.id}/round", data={**data, "save": "1"})
+    assert response.status_code == 400
+    assert "without laying down" in response.get_data(as_text=True)
+    nobody = _round_form_data(1, "", {0: {"points": 5}, 1: {"points": 10}})
+    assert client.post(f"/games/{game.id}/round", data={**nobody, "save": "1"}).status_code == 400
+    assert snapshot(app) == before
+
+
+def test_second_device_saving_the_same_round_is_told(client, api_game, app):
+    game = api_game(["Ana", "Ben"])
+    game.login()
+    data = _round_form_data(1, "Ana", {0: {"down": True}, 1: {"points": 10}})
+    assert client.post(f"/games/{game.id}/round", data={**data, "save": "1"}).status_code == 302
+    before = snapshot(app)
+    again = client.post(f"/games/{game.id}/round", data={**data, "save": "1"})
+    assert again.status_code == 409
+    assert "already saved from another device" in again.get_data(as_text=True)
+    assert snapshot(app) == before
+
+
+def test_pages_refuse_writes_without_the_edit_secret(client, api_game, app):
+    game = api_game(["Ana", "Ben"])
+    before = snapshot(app)
+    data = _round_form_data(1, "Ana", {0: {"down": True}, 1: {"points": 10}})
+    assert client.get(f"/games/{game.id}/round").status_code == 403
+    refused = client.post(f"/games/{game.id}/round", data={**data, "save": "1"})
+    assert refused.status_code == 403 and "edit link" in refused.get_data(as_text=True)
+    assert client.post(f"/games/{game.id}/rounds/1/delete").status_code == 403
+    table = client.get(f"/games/{game.id}").get_data(as_text=True)
+    assert "Enter round" not in table and "Read-only" in table
+    assert client.get(f"/games/{game.id}/access/wrong-token").status_code == 403
+    assert snapshot(app) == before
+
+
+def test_edit_link_gives_another_device_the_secret(app, api_game):
+    game = api_game(["Ana", "Ben"])
+    game.login()
+    table = game.client.get(f"/games/{game.id}").get_data(as_text=True)
+    link = re.search(r'value="(http[^"]+/access/[^"]+)"', table).group(1)
+    other = app.test_client()
+    assert other.get(f"/games/{game.id}/round").status_code == 403
+    opened = other.get(link.split("localhost", 1)[1])
+    assert opened.status_code == 302
+    assert other.get(f"/games/{game.id}/round").status_code == 200
+
+
+def test_history_edit_and_delete_with_audit(client, api_game):
+    game = api_game()
+    game.login()
+    game.post_round(WORKED_EXAMPLE)
+    history = client.get(f"/games/{game.id}/history").get_data(as_text=True)
+    assert "<polyline" in history and "Added" in history and "Edit" in history
+    form = client.get(f"/games/{game.id}/rounds/1/edit").get_data(as_text=True)
+    assert 'name="p1_points"' in form and 'value="35"' in form  # Ben's cards shown as their total
+    data = _round_form_data(
+        1,
+        "Ana",
+        {
+            0: {"down": True},
+            1: {"down": True, "points": 35},
+            2: {"down": True, "points": 40},
+            3: {"down": True, "points": 10},
+        },
+    )
+    assert client.post(f"/games/{game.id}/rounds/1/edit", data={**data, "preview": "1"}).status_code == 200
+    saved = client.post(f"/games/{game.id}/rounds/1/edit", data={**data, "save": "1"})
+    assert saved.status_code == 302
+    state = game.state()
+    assert next(p for p in state["players"] if p["name"] == "Cy")["phase"] == 2
+    # Ben's total did not change, so the cards of the original report are kept.
+    assert state["rounds"][0]["report"]["players"]["Ben"]["cards"] == ["R3", "G7", "B11", "S"]
+    history = client.get(f"/games/{game.id}/history").get_data(as_text=True)
+    assert "Edited" in history and "before" in history
+    deleted = client.post(f"/games/{game.id}/rounds/1/delete")
+    assert deleted.status_code == 302
+    assert game.state()["rounds"] == []
+    assert "Deleted" in client.get(f"/games/{game.id}/history").get_data(as_text=True)
+    assert client.get(f"/games/{game.id}/rounds/1/edit").status_code == 404
+
+
+def test_end_of_game_shows_winner_and_placements(client, api_game):
+    game = api_game(["Ana", "Ben"], last_phase=1)
+    game.login()
+    game.post_round(
+        {
+            "round": 1,
+            "went_out": "Ben",
+            "players": {"Ana": {"laid_down": False, "points": 30}, "Ben": {"laid_down": True}},
+        }
+    )
+    text = client.get(f"/games/{game.id}").get_data(as_text=True)
+    assert "Ben wins!" in text and "Enter round" not in text
+    assert re.search(r"1\.</span> Ben.*2\.</span> Ana", text, re.S)
+    finished = client.get(f"/games/{game.id}/round")
+    assert finished.status_code == 302
+
+
+def test_tie_break_round_offers_only_the_tied_players(client, api_game):
+    # 001: tied on points, "they replay Phase 10 against each other": the round form lists only them.
+    from .test_api import _two_round_tie
+
+    game = api_game(["Ana", "Ben", "Cy"], last_phase=2)
+    game.login()
+    _two_round_tie(game)
+    table = client.get(f"/games/{game.id}").get_data(as_text=True)
+    assert "Tie-break" in table and "Ana and Ben are tied" in table
+    form = client.get(f"/games/{game.id}/round").get_data(as_text=True)
+    assert (
+        "<legend>Ana</legend>" in form
+        and "<legend>Ben</legend>" in form
+        and "<legend>Cy</legend>" not in form
+    )
+    data = _round_form_data(3, "Ana", {0: {"down": True}, 1: {"points": 5}})
+    assert client.post(f"/games/{game.id}/round", data={**data, "save": "1"}).status_code == 302
+    assert "Ana wins!" in client.get(f"/games/{game.id}").get_data(as_text=True)
+
+
+def test_error_pages_are_friendly_html(client):
+    missing = client.get("/games/doesnotexist")
+    assert missing.status_code == 404 and b"<html" in missing.data and b"Traceback" not in missing.data
+    assert client.get("/nowhere").status_code == 404
+    assert client.post("/").status_code == 405
+
+
+def test_csrf_is_required_on_every_form(database, api_game):
+    app = make_app(database, WTF_CSRF_ENABLED=True)
+    client = app.test_client()
+    new = client.post(
+        "/games/new",
+        data={
+            "names-0": "Ana",
+            "names-1": "Ben",
+            "rules": "standard",
+            "last_phase": "10",
+            "first_dealer": "0",
+        },
+    )
+    assert new.status_code == 400 and b"expired" in new.data
+    page = client.get("/games/new").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', page).group(1)
+    ok = client.post(
+        "/games/new",
+        data={
+            "csrf_token": token,
+            "names-0": "Ana",
+            "names-1": "Ben",
+            "rules": "standard",
+            "last_phase": "10",
+            "first_dealer": "0",
+        },
+    )
+    assert ok.status_code == 302
+    game_id = ok.headers["Location"].rsplit("/", 1)[1]
+    no_token = client.post(f"/games/{game_id}/round", data={"round": "1", "went_out": "Ana", "save": "1"})
+    assert no_token.status_code == 400
+    with app.app_context():
+        from companion.extensions import db
+
+        db.engine.dispose()
+
+
+def test_players_page_lists_stats(client, api_game):
+    game = api_game()
+    game.post_round(WORKED_EXAMPLE)
+    text = client.get("/players/").get_data(as_text=True)
+    assert "Ben" in text and "35.0" in text
