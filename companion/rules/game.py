@@ -29,7 +29,7 @@ The worked example of source 001, end to end:
 >>> game.round_number, game.dealer, game.starter
 (2, 'Ben', 'Cy')
 
-Impossible reports are refused with a reason a player can read, and the state is left as it was:
+Impossible reports are refused with a reason a player can read:
 
 >>> bad = RoundReport.from_dict(
 ...     {"went_out": "Cy", "players": {n: {"laid_down": False, "points": 50} for n in ("Ana", "Ben", "Cy", "Dee")}},
@@ -48,8 +48,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal, TypeVar
 
-from .cards import Card, Deck, InvalidCardError, Kind, card_points, hand_points, parse_cards, playing_deck
-from .cards import standard_deck as _standard_deck
+from .cards import (
+    Card,
+    Deck,
+    InvalidCardError,
+    Kind,
+    card_points,
+    hand_points,
+    parse_cards,
+    playing_deck,
+    standard_deck,
+)
 from .rulesets import RuleSet
 
 __all__ = [
@@ -191,7 +200,7 @@ def round_points(report: PlayerReport) -> int:
 
 @lru_cache(maxsize=8)
 def _deck_in_play(deck: Deck, players: int) -> tuple[Card, ...]:
-    return _standard_deck() if deck is Deck.STANDARD else playing_deck(players)
+    return standard_deck() if deck is Deck.STANDARD else playing_deck(players)
 
 
 def max_hand_points(deck: Deck) -> int:
@@ -563,6 +572,24 @@ class GameState:
             if p.name == name:
                 return p
         raise KeyError(name)
+
+    def phases_to_attempt(self, name: str) -> tuple[int, ...]:
+        """The phases this player may attempt in the next round: any still to do in Masters (000), the last phase
+        in a tie-break (001), otherwise the player's own phase; empty when the player does not play it.
+
+        >>> from companion.rules import get_ruleset
+        >>> game = new_game(["Ana", "Ben"], get_ruleset("masters", last_phase=3))
+        >>> game.phases_to_attempt("Ana")
+        (1, 2, 3)
+        """
+        player = self.player(name)
+        if self.status == "finished" or name not in self.in_next_round:
+            return ()
+        if self.status == "tie_break":
+            return (self.rules.last_phase,)
+        if self.rules.choose_phase:
+            return player.remaining
+        return () if player.phase is None else (player.phase,)
 
     def placements(self) -> tuple[Placement, ...]:
         """Everyone's place: most phases completed first, then fewest points (004 "Determining Places"). With

@@ -390,3 +390,20 @@ def test_states_and_records_are_immutable_values() -> None:
     with pytest.raises(AttributeError):
         game.status = "finished"  # type: ignore[misc]
     assert hash(game) == hash(replay(FOUR, STANDARD, [record.report]))
+
+
+def test_phases_to_attempt_follow_the_rule_set() -> None:
+    # 000: a Masters player picks any phase not yet completed; 001: a tie-break replays the last phase.
+    masters = new_game(["Ana", "Ben"], get_ruleset("masters", last_phase=3))
+    masters = play_round(masters, report("Ana", Ana=PlayerReport(True, phase=2), Ben=up()))
+    assert masters.phases_to_attempt("Ana") == (1, 3) and masters.phases_to_attempt("Ben") == (1, 2, 3)
+    game = short_game(last_phase=2)
+    assert game.phases_to_attempt("Ana") == (1,)
+    game = play_round(game, report("Ana", Ana=out(), Ben=up(50), Cy=down(15)))
+    game = play_round(game, report("Cy", Ana=down(15), Ben=down(5), Cy=out()))
+    assert game.status == "tie_break"
+    assert [game.phases_to_attempt(n) for n in ("Ana", "Ben", "Cy")] == [(2,), (), (2,)]
+    game = play_round(game, report("Ana", Ana=out(), Cy=down(5)))
+    assert game.status == "finished" and game.phases_to_attempt("Ana") == ()
+    with pytest.raises(KeyError):
+        game.phases_to_attempt("Dee")
