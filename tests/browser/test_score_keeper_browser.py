@@ -1,0 +1,153 @@
+"""The score keeper in a real Chromium at a phone's size (390×844), as issue 3 asks: create a two-player game on a
+short variant, enter rounds with the tap counters, edit one, finish the game, and watch a second page that holds
+only the share link update by itself. Screenshots go to test-artifacts/browser/."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask_migrate import upgrade
+from werkzeug.serving import make_server
+
+from companion.app import create_app
+from companion.extensions import db
+
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        shutil.which(CHROMIUM) is None, reason="Chromium is not installed (bash .ci/system-deps)"
+    ),
+]
+
+
+@pytest.fixture
+def base_url(tmp_path: Path) -> Iterator[str]:
+    app = create_app(
+        {"SECRET_KEY": "browser test", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}"}
+    )
+    with app.app_context():
+        upgrade()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+    with app.app_context():
+        db.engine.dispose()
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def tap(page, player: str, label: str, times: int) -> None:
+    counter = page.locator("fieldset[data-entry]", has=page.locator(f"legend:text-is('{player}')")).locator(
+        ".counter", has=page.locator(f".label:has-text('{label}')")
+    )
+    for _ in range(times):
+        counter.locator("button.plus").click()
+
+
+def entry(page, player: str):
+    return page.locator("fieldset[data-entry]", has=page.locator(f"legend:text-is('{player}')"))
+
+
+def test_a_short_game_from_start_to_winner_with_a_live_share_page(base_url, browser):
+    phone = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True
+    )
+    page = phone.new_page()
+    page.goto(f"{base_url}/games/new")
+    page.fill("input[name='names-0']", "Ana")
+    page.fill("input[name='names-1']", "Ben")
+    page.select_option("select[name='last_phase']", "2")
+    shot(page, "01-new-game")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("text=Round 1")
+    shot(page, "02-table")
+
+    # The share link, opened on a second phone that has no edit secret.
+    share_url = page.locator("a.share-link").get_attribute("href")
+    follower_context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    follower = follower_context.new_page()
+    follower.goto(share_url)
+    assert "Read-only view" in follower.content()
+    assert follower.locator("text=Enter round").count() == 0
+
+    # Round 1: Ana goes out; Ben holds two low cards and a Wild: 5 + 5 + 25 = 35 (001 point table).
+    page.click("text=Enter round 1")
+    entry(page, "Ana").locator("input[name='went_out']").check()
+    assert entry(page, "Ana").locator("input[type=checkbox]").is_checked()
+    tap(page, "Ben", "1–9", 2)
+    tap(page, "Ben", "Wild", 1)
+    assert entry(page, "Ben").locator("[data-sum]").inner_text() == "35"
+    shot(page, "03-round-tapped")
+    page.click("button[name='preview']")
+    page.wait_for_selector("section.preview")
+    assert "35" in page.locator("section.preview").inner_text()
+    shot(page, "04-round-preview")
+    page.click("button[name='save']")
+    page.wait_for_selector("text=Round 1 saved.")
+    assert "Round 2" in page.content()
+
+    # The follower's page notices the new round by itself.
+    follower.wait_for_function("document.body.innerText.includes('Round 2')", timeout=15000)
+    shot(follower, "05-share-page-after-round-1")
+
+    # Edit round 1: Ben's total was really 40.
+    page.click("a:has-text('History')")
+    page.click("td.actions a:has-text('Edit')")
+    ben = entry(page, "Ben")
+    ben.locator("input[name='p1_points']").fill("40")
+    for counter in ben.locator(".counter input").all():
+        counter.fill("0")
+    page.click("button[name='save']")
+    page.wait_for_selector("text=Round 1 changed")
+    assert re.search(r"Edited\s+round 1", page.locator("ol.audit").inner_text())
+    shot(page, "06-history-after-edit")
+
+    # Round 2: Ana lays down her last phase (2) and goes out, so she wins (001 end of game).
+    page.click("a:has-text('Table')")
+    page.click("text=Enter round 2")
+    entry(page, "Ana").locator("input[name='went_out']").check()
+    tap(page, "Ben", "10–12", 1)
+    page.click("button[name='save']")
+    page.wait_for_selector("text=Ana wins!")
+    shot(page, "07-end-of-game")
+    follower.wait_for_function("document.body.innerText.includes('Ana wins!')", timeout=15000)
+    shot(follower, "08-share-page-finished")
+    text = follower.locator("ol.placements").inner_text()
+    assert text.index("Ana") < text.index("Ben") and "50 pts" in text
