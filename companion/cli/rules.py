@@ -1,0 +1,295 @@
+"""``phase10 check | hit | score | advise | phases``: the referee on the command line.
+
+Exit status: 0 valid / legal / done, 1 not valid / not legal, 2 bad input (a message on stderr). ``--json``
+prints one object. The rules engine is imported inside the handlers so that the command starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.rules.referee import Verdict
+    from companion.rules.rulesets import RuleSet
+
+RULE_SETS = ("standard", "masters", "playing-cards")
+VISION_MISSING = "the camera needs the vision extra: pip install 'phase10-companion[vision]'"
+
+
+class BadInput(Exception):
+    """Input the command cannot work with; the message goes to stderr and the exit status is 2."""
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    check = subparsers.add_parser(
+        "check",
+        help="is this lay-down the phase?",
+        description="Check a lay-down. Separate groups with | (each group in table order, a run ascending), "
+        "or give the cards ungrouped and the referee finds an arrangement. Example: "
+        "phase10 check --phase 2 R7 B7 G7 '|' G3 Y4 W B6",
+    )
+    check.add_argument("--phase", type=int, required=True, help="the phase number")
+    _rule_options(check)
+    check.add_argument(
+        "--photo", metavar="PATH", help="read the lay-down from a photo instead of typed cards (vision extra)"
+    )
+    check.add_argument(
+        "cards", nargs="*", metavar="CARD", help="cards such as R7 B12 W (AH 10D JK), | between groups"
+    )
+    check.set_defaults(handler=_guarded(run_check))
+
+    hit = subparsers.add_parser(
+        "hit",
+        help="may these cards be added to a group on the table?",
+        description="Add cards, in order, to a group already laid down. Example: "
+        'phase10 hit --kind run --onto "R9 B10 G11" Y8 R12',
+    )
+    hit.add_argument(
+        "--kind", required=True, choices=("set", "run", "color", "suit"), help="the group's kind"
+    )
+    hit.add_argument("--onto", required=True, metavar="CARDS", help="the group's cards in table order")
+    hit.add_argument("--end", choices=("low", "high"), help="the end of a run the cards go to")
+    hit.add_argument(
+        "--not-down",
+        action="store_true",
+        help="the player has not laid down their own phase this round (the hit is refused)",
+    )
+    _rule_options(hit)
+    hit.add_argument("cards", nargs="+", metavar="CARD", help="the cards to add, in order")
+    hit.set_defaults(handler=_guarded(run_hit))
+
+    score = subparsers.add_parser(
+        "score",
+        help="points for the cards left in a hand",
+        description="Points for the cards left in a hand.",
+    )
+    score.add_argument("--rules", choices=RULE_SETS, default="standard", help="rule set (default: standard)")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument("cards", nargs="*", metavar="CARD")
+    score.set_defaults(handler=_guarded(run_score))
+
+    advise = subparsers.add_parser(
+        "advise",
+        help="the best arrangement of a hand toward a phase and what is missing",
+        description="The arrangement of a hand that needs the fewest further cards to make the phase.",
+    )
+    advise.add_argument("--phase", type=int, required=True, help="the phase number")
+    _rule_options(advise)
+    advise.add_argument("cards", nargs="+", metavar="CARD")
+    advise.set_defaults(handler=_guarded(run_advise))
+
+    phases = subparsers.add_parser("phases", help="list the phases of a rule set")
+    phases.add_argument("--rules", choices=RULE_SETS, default="standard", help="rule set (default: standard)")
+    phases.add_argument("--json", action="store_true", help="print one JSON object")
+    phases.set_defaults(handler=_guarded(run_phases))
+
+
+def _rule_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", choices=RULE_SETS, default="standard", help="rule set (default: standard)")
+    parser.add_argument("--wrap-runs", action="store_true", help="house rule: runs may turn the corner to 1")
+    parser.add_argument(
+        "--natural-per-group", action="store_true", help="house rule: every group needs a numbered card"
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Turn the engine's input errors (all ``ValueError``) into a message on stderr and exit status 2."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (BadInput, ValueError) as exc:
+            print(f"phase10 {args.command}: {exc}", file=sys.stderr)
+            return 2
+
+    return run
+
+
+def _rules(args: argparse.Namespace) -> RuleSet:
+    from companion.rules.rulesets import get_ruleset
+
+    return get_ruleset(
+        getattr(args, "rules", None) or "standard",
+        wrap_runs=bool(getattr(args, "wrap_runs", False)),
+        natural_per_group=bool(getattr(args, "natural_per_group", False)),
+    )
+
+
+def _print_json(payload: dict[str, Any]) -> None:
+    print(json.dumps(payload, ensure_ascii=False))
+
+
+# --------------------------------------------------------------------------------------------- check
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if args.photo is not None:
+        if args.cards:
+            raise BadInput("give either --photo or cards, not both")
+        try:
+            from companion.cli.vision import run_check_photo
+        except ModuleNotFoundError:
+            print(VISION_MISSING, file=sys.stderr)
+            return 2
+        return int(run_check_photo(args))
+    if not args.cards:
+        raise BadInput("give the cards laid down, for example: R7 B7 G7 '|' G3 Y4 W B6")
+    from companion.rules.cards import parse_cards, parse_groups
+
+    rules = _rules(args)
+    text = " ".join(args.cards)
+    if "|" in text:
+        groups = parse_groups(text, rules.deck)
+        if any(not g for g in groups):
+            raise BadInput("one of the groups between | has no cards")
+        return emit_check(groups, args)
+    return _emit_verdict(_check(parse_cards(text, rules.deck), args, rules), args, None)
+
+
+def _check(cards: Sequence[Any], args: argparse.Namespace, rules: RuleSet) -> Verdict:
+    from companion.rules.referee import check_phase
+
+    return check_phase(cards, args.phase, rules)
+
+
+def emit_check(
+    groups: Sequence[Sequence[Any]], args: argparse.Namespace, extra: dict[str, Any] | None = None
+) -> int:
+    """Run the referee on grouped cards (each group in table order) and print the result as ``phase10 check``
+    does: text, or with ``args.json`` one JSON object with ``extra`` merged in. Returns the exit status (0 valid,
+    1 not valid); a phase not in the game raises ``ValueError``.
+
+    ``args`` needs ``phase``; ``rules``, ``wrap_runs``, ``natural_per_group`` and ``json`` are read when present.
+    """
+    rules = _rules(args)
+    verdict = _check([tuple(g) for g in groups], args, rules)
+    return _emit_verdict(verdict, args, extra)
+
+
+def _emit_verdict(verdict: Verdict, args: argparse.Namespace, extra: dict[str, Any] | None) -> int:
+    status = 0 if verdict.valid else 1
+    if getattr(args, "json", False):
+        _print_json({**verdict.to_dict(), **(extra or {})})
+        return status
+    phase = verdict.phase
+    title = f"phase {phase.number} ({phase.description})" if phase else "the phase"
+    if not verdict.valid:
+        print(f"not valid: {verdict.reason}")
+        return status
+    print(f"valid: {title}")
+    for group in verdict.groups:
+        print(f"  {_group_line(group)}")
+    return status
+
+
+def _group_line(group: Any) -> str:
+    from companion.rules.phases import GroupKind
+    from companion.rules.referee import rank_text
+
+    wilds = ", ".join(f"{group.cards[i]} as {value}" for i, value in group.wild_values() if value is not None)
+    if group.kind is GroupKind.SET:
+        head = (
+            f"set of {rank_text(group.number, group.cards[0].deck)}s"
+            if group.number is not None
+            else "set of wilds"
+        )
+    elif group.kind is GroupKind.RUN:
+        head = f"run {group.low}-{group.high}" if group.low is not None else "run of wilds"
+    elif group.kind is GroupKind.COLOR:
+        head = f"{group.color.label if group.color else 'any'} colour group"
+    else:
+        head = f"{group.suit.label if group.suit else 'any'} suit group"
+    line = f"{head}: {group}"
+    return f"{line} ({wilds})" if wilds and group.kind in (GroupKind.SET, GroupKind.RUN) else line
+
+
+# --------------------------------------------------------------------------------------------- hit
+
+
+def run_hit(args: argparse.Namespace) -> int:
+    from companion.rules.cards import parse_cards
+    from companion.rules.hits import check_hit
+    from companion.rules.phases import GroupKind
+    from companion.rules.referee import InvalidGroupError, make_group
+
+    rules = _rules(args)
+    onto = parse_cards(args.onto, rules.deck)
+    if not onto:
+        raise BadInput("--onto needs the cards of the group on the table")
+    try:
+        group = make_group(GroupKind(args.kind), onto, rules)
+    except InvalidGroupError as exc:
+        raise BadInput(f"--onto is not a {args.kind}: {exc.reason}") from None
+    verdict = check_hit(
+        group,
+        parse_cards(" ".join(args.cards), rules.deck),
+        rules,
+        end=args.end,
+        phase_down=not args.not_down,
+    )
+    status = 0 if verdict.legal else 1
+    if args.json:
+        _print_json(verdict.to_dict())
+    elif verdict.legal:
+        print(f"legal: {_group_line(verdict.group)}")
+    else:
+        print(f"not legal: {verdict.reason}")
+    return status
+
+
+# --------------------------------------------------------------------------------------------- score
+
+
+def run_score(args: argparse.Namespace) -> int:
+    from companion.rules.cards import hand_points, parse_cards
+
+    rules = _rules(args)
+    cards = parse_cards(" ".join(args.cards), rules.deck)
+    points = hand_points(cards)
+    if args.json:
+        _print_json({"points": points, "cards": [str(c) for c in cards]})
+    else:
+        print(f"{points} points")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- advise
+
+
+def run_advise(args: argparse.Namespace) -> int:
+    from companion.rules.advisor import advise
+    from companion.rules.cards import parse_cards
+
+    rules = _rules(args)
+    hand = parse_cards(" ".join(args.cards).replace("|", " "), rules.deck)
+    advice = advise(hand, args.phase, rules)
+    if args.json:
+        _print_json(advice.to_dict())
+        return 0
+    print(advice.summary)
+    if advice.spare:
+        print(f"not used: {' '.join(str(c) for c in advice.spare)}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- phases
+
+
+def run_phases(args: argparse.Namespace) -> int:
+    rules = _rules(args)
+    if args.json:
+        _print_json(
+            {
+                "rules": rules.name,
+                "phases": [{"number": p.number, "description": p.description} for p in rules.phases.values()],
+            }
+        )
+        return 0
+    for phase in rules.phases.values():
+        print(f"{phase.number:>2}  {phase.description}")
+    return 0
