@@ -1,0 +1,127 @@
+"""Write a synthetic data set: YOLO images + labels for the detector, corner crops for the classifier.
+
+Layout of ``root``::
+
+    data.yaml                     Ultralytics data file (one class: an upright card index)
+    images/{train,val}/*.jpg      scenes
+    labels/{train,val}/*.txt      YOLO labels
+    crops_{split}.npz             classifier crops (x: N x CROP x CROP x 3 BGR uint8, y: class index)
+    scenes_{split}.json           ground truth per scene: groups in table order (for evaluation)
+
+Training and validation scenes come from the training pools (fonts, corner styles, textures); the held-out test
+set (``split="heldout"``) comes from the held-out pools and a different seed stream.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
+from vision.render import Split
+from vision.scene import make_scene, yolo_lines
+
+
+def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
+    seed, split_name, out_dir, with_crops = args
+    split = Split.HELDOUT if split_name == "heldout" else Split.TRAIN
+    scene = make_scene(seed, split)
+    name = f"{split_name}_{seed:06d}"
+    img_dir = Path(out_dir) / "images"
+    lab_dir = Path(out_dir) / "labels"
+    cv2.imwrite(str(img_dir / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (lab_dir / f"{name}.txt").write_text("\n".join(yolo_lines(scene)) + "\n")
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    if with_crops:
+        rng = np.random.default_rng([seed, 7])
+        for pc in scene.cards:
+            if not pc.visible:
+                continue
+            for _ in range(2):
+                xs.append(
+                    crop_index(
+                        scene.image,
+                        pc.box,
+                        shift=(float(rng.normal(0, 0.07)), float(rng.normal(0, 0.07))),
+                        zoom=float(rng.uniform(0.88, 1.2)),
+                    )
+                )
+                ys.append(CLASS_OF[pc.card])
+        h, w = scene.image.shape[:2]
+        negs = list(scene.negatives)
+        # Background and half-hit boxes too: what a false detection on the table or a neighbour looks like.
+        for pc in scene.cards[:4]:
+            x0, y0, x1, y1 = pc.box
+            bw, bh = x1 - x0, y1 - y0
+            negs.append((x0 + 0.6 * bw, y0 + 0.55 * bh, x1 + 0.6 * bw, y1 + 0.55 * bh))
+        for _ in range(3):
+            s = float(rng.uniform(15, 60))
+            x, y = float(rng.uniform(0, w - s)), float(rng.uniform(0, h - s))
+            negs.append((x, y, x + s, y + s))
+        for n in negs:
+            xs.append(crop_index(scene.image, n))
+            ys.append(NONE_CLASS)
+    groups = [[str(c) for c in g] for g in scene.groups]
+    x = np.stack(xs) if xs else np.zeros((0, CROP, CROP, 3), np.uint8)
+    return name, groups, x, np.array(ys, np.int64)
+
+
+def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int) -> None:
+    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout)."""
+    img_dir = root / "images" / split_name
+    lab_dir = root / "labels" / split_name
+    img_dir.mkdir(parents=True, exist_ok=True)
+    lab_dir.mkdir(parents=True, exist_ok=True)
+    # Train and val share the training pools but not seeds; held-out has its own pools and seed stream.
+    pool_name = "heldout" if split_name == "heldout" else "train"
+    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops) for s in seeds]
+    (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
+    (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)
+    truth: dict[str, list[list[str]]] = {}
+    xs, ys = [], []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for i, (name, groups, x, y) in enumerate(ex.map(_one, jobs, chunksize=4)):
+            truth[name] = groups
+            xs.append(x)
+            ys.append(y)
+            if (i + 1) % 100 == 0 or i + 1 == len(jobs):
+                print(f"  {split_name}: {i + 1}/{len(jobs)} scenes", flush=True)
+    for sub in ("images", "labels"):
+        src = root / "_tmp" / split_name / sub
+        dst = root / sub / split_name
+        for f in src.iterdir():
+            os.replace(f, dst / f.name)
+    if with_crops:
+        np.savez_compressed(root / f"crops_{split_name}.npz", x=np.concatenate(xs), y=np.concatenate(ys))
+    (root / f"scenes_{split_name}.json").write_text(json.dumps(truth))
+
+
+def write_dataset(
+    root: Path, *, train: int, val: int, heldout: int, seed: int = 0, workers: int = 2, crops: bool = True
+) -> Path:
+    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``."""
+    root.mkdir(parents=True, exist_ok=True)
+    base = seed * 1_000_000
+    write_split(root, "train", range(base, base + train), with_crops=crops, workers=workers)
+    write_split(root, "val", range(base + 500_000, base + 500_000 + val), with_crops=crops, workers=workers)
+    if heldout:
+        write_split(
+            root,
+            "heldout",
+            range(base + 900_000, base + 900_000 + heldout),
+            with_crops=crops,
+            workers=workers,
+        )
+    data = root / "data.yaml"
+    data.write_text(
+        f"path: {root.resolve()}\ntrain: images/train\nval: images/val\n"
+        + ("test: images/heldout\n" if heldout else "")
+        + "names:\n  0: index\n"
+    )
+    return data

@@ -1,0 +1,98 @@
+"""Metrics on rendered scenes: detector mAP50, card precision/recall, exact-scene rate.
+
+* card precision / recall: per photo, the multiset of cards read against the multiset of visible cards
+  (a card counts as found when the same card is read, wherever its box is), summed over photos;
+* exact scene: every group read exactly, in order within the group (groups compared as a multiset, since two
+  separate groups have no order on the table that the referee cares about);
+* mAP50: average precision of the index boxes at IoU 0.5 (one class), all photos pooled.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.scene import Scene
+
+Box = tuple[float, float, float, float]
+
+
+def truth_groups(scene: Scene) -> list[tuple[str, ...]]:
+    """The groups a perfect reader would report: each group's visible cards, in table order."""
+    out = []
+    for gi, _ in enumerate(scene.groups):
+        g = tuple(str(pc.card) for pc in scene.cards if pc.group == gi and pc.visible)
+        if g:
+            out.append(g)
+    return out
+
+
+def iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def average_precision(preds: Sequence[Sequence[tuple[float, Box]]], truths: Sequence[Sequence[Box]]) -> float:
+    """AP at IoU 0.5 (all-point interpolation) over photos: ``preds[i]`` = (score, box), ``truths[i]`` = boxes."""
+    flat = [(s, i, b) for i, ps in enumerate(preds) for s, b in ps]
+    flat.sort(key=lambda t: -t[0])
+    n_true = sum(len(t) for t in truths)
+    if n_true == 0:
+        return 0.0
+    used = [np.zeros(len(t), bool) for t in truths]
+    tp = np.zeros(len(flat))
+    for k, (_, i, b) in enumerate(flat):
+        best, bj = 0.0, -1
+        for j, t in enumerate(truths[i]):
+            v = iou(b, t)
+            if v > best:
+                best, bj = v, j
+        if best >= 0.5 and not used[i][bj]:
+            used[i][bj] = True
+            tp[k] = 1
+    ctp = np.cumsum(tp)
+    recall = ctp / n_true
+    precision = ctp / np.arange(1, len(flat) + 1)
+    mrec = np.concatenate([[0], recall, [1]])
+    mpre = np.concatenate([[1], precision, [0]])
+    mpre = np.maximum.accumulate(mpre[::-1])[::-1]
+    idx = np.nonzero(mrec[1:] != mrec[:-1])[0]
+    return float(np.sum((mrec[idx + 1] - mrec[idx]) * mpre[idx + 1]))
+
+
+@dataclass
+class Tally:
+    true_cards: int = 0
+    read_cards: int = 0
+    right_cards: int = 0
+    scenes: int = 0
+    exact: int = 0
+
+    def add(self, truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> bool:
+        t = Counter(c for g in truth for c in g)
+        r = Counter(c for g in read for c in g)
+        self.true_cards += sum(t.values())
+        self.read_cards += sum(r.values())
+        self.right_cards += sum((t & r).values())
+        self.scenes += 1
+        ok = Counter(tuple(g) for g in truth) == Counter(tuple(g) for g in read)
+        self.exact += ok
+        return ok
+
+    @property
+    def precision(self) -> float:
+        return self.right_cards / self.read_cards if self.read_cards else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.right_cards / self.true_cards if self.true_cards else 0.0
+
+    @property
+    def exact_rate(self) -> float:
+        return self.exact / self.scenes if self.scenes else 0.0

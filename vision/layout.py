@@ -1,0 +1,81 @@
+"""From index boxes to groups as they lie on the table.
+
+Cards of one laid-down group overlap like a fan, each shifted right by less than a card width, so the visible
+top-left indexes of a group form a chain along a row: each one's right neighbour sits a short step away at about
+the same height. A loose card, or the first card of another group, is further than that: the last card of a fan
+lies whole, so anything right of its index is at least a card width away. Chains are found by linking every index
+to its nearest such neighbour; groups come out top to bottom, then left to right, each ordered left to right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+Box = tuple[float, float, float, float]
+
+# In units of the typical index-box height (stable across one- and two-digit indexes, unlike the width).
+MAX_STEP = 2.6  # farthest right a fanned neighbour's index may be
+MAX_RISE = 0.75  # most it may sit higher or lower, plus a slope allowance
+SLOPE = 0.25
+
+
+def group_boxes(boxes: Sequence[Box]) -> list[list[int]]:
+    """Indexes into ``boxes`` grouped as on the table.
+
+    >>> group_boxes([(0, 0, 10, 12), (30, 40, 40, 52), (14, 1, 24, 13), (28, 0, 38, 12)])
+    [[0, 2, 3], [1]]
+    """
+    n = len(boxes)
+    if n == 0:
+        return []
+    b = np.asarray(boxes, dtype=float)
+    x = b[:, 0]
+    y = (b[:, 1] + b[:, 3]) / 2
+    unit = float(np.median(b[:, 3] - b[:, 1]))
+    unit = max(unit, 1.0)
+    # Candidate links i -> j: j right of i within reach. Each index takes its nearest; each target keeps the
+    # nearest claimant, so chains never fork.
+    nxt = [-1] * n
+    prev = [-1] * n
+    cands = []
+    for i in range(n):
+        for j in range(n):
+            dx = x[j] - x[i]
+            if dx <= 0.15 * unit or dx > MAX_STEP * unit:
+                continue
+            dy = abs(y[j] - y[i])
+            if dy > MAX_RISE * unit + SLOPE * dx:
+                continue
+            cands.append((dx + 2 * dy, i, j))
+    for _, i, j in sorted(cands):
+        if nxt[i] == -1 and prev[j] == -1:
+            nxt[i], prev[j] = j, i
+    groups = []
+    for i in range(n):
+        if prev[i] != -1:
+            continue
+        chain = [i]
+        while nxt[chain[-1]] != -1:
+            chain.append(nxt[chain[-1]])
+        groups.append(chain)
+
+    # Table order: rows from the top; groups on about the same row from the left.
+    def key(g: list[int]) -> tuple[float, float]:
+        return float(np.mean(y[g])), float(x[g[0]])
+
+    groups.sort(key=key)
+    return _row_order(groups, y, x, unit)
+
+
+def _row_order(groups: list[list[int]], y: np.ndarray, x: np.ndarray, unit: float) -> list[list[int]]:
+    """Groups whose mean heights are within one index height are one row, read left to right."""
+    rows: list[list[list[int]]] = []
+    for g in groups:
+        gy = float(np.mean(y[g]))
+        if rows and abs(gy - float(np.mean(y[rows[-1][0]]))) < unit:
+            rows[-1].append(g)
+        else:
+            rows.append([g])
+    return [g for row in rows for g in sorted(row, key=lambda g: float(x[g[0]]))]

@@ -1,0 +1,158 @@
+"""Read a laid-down phase from a photo: the public entry point of the card camera.
+
+>>> from vision.reader import read_photo, BadImageError            # doctest: +SKIP
+>>> reading = read_photo("phase.jpg")                              # doctest: +SKIP
+>>> [[str(c) for c in g] for g in reading.groups]                  # doctest: +SKIP
+[['R7', 'B7', 'G7'], ['G3', 'Y4', 'R5', 'B6']]
+
+``read_photo`` accepts bytes or a path, checks the file before decoding it (format, truncation, pixel count),
+applies EXIF orientation, decodes JPEGs at reduced size, finds each card's index with the detector, names it with
+the classifier, and groups the cards as they lie (``vision.layout``). Boxes are in the original photo's pixels
+after EXIF rotation. Only numpy, OpenCV and onnxruntime are used.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.rules.cards import Card
+from vision.crops import CLASS_CARDS, NONE_CLASS
+from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
+from vision.detector import card_of, get_models
+from vision.layout import group_boxes
+
+__all__ = [
+    "BadImageError",
+    "CardReading",
+    "PhotoReading",
+    "annotate",
+    "draw_reading",
+    "read_image",
+    "read_photo",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CardReading:
+    card: Card
+    confidence: float  # detector score x classifier probability
+    box: tuple[int, int, int, int]  # x1, y1, x2, y2 of the card's index, original pixels after EXIF rotation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"card": str(self.card), "confidence": round(self.confidence, 3), "box": list(self.box)}
+
+
+@dataclass(frozen=True, slots=True)
+class PhotoReading:
+    cards: tuple[CardReading, ...]  # in table order (group by group)
+    groups: tuple[tuple[Card, ...], ...]
+    width: int
+    height: int
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds: decode, inference, post
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``phase10 detect --json`` object (without ``file``)."""
+        return {
+            "cards": [c.to_dict() for c in self.cards],
+            "groups": [[str(c) for c in g] for g in self.groups],
+            "width": self.width,
+            "height": self.height,
+            "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
+        }
+
+
+def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = None) -> PhotoReading:
+    """Read an already decoded BGR image; ``scale`` maps its pixels to the original photo's."""
+    models = get_models(runtime)
+    t0 = time.perf_counter()
+    dets = models.detect(image)
+    boxes = [d.box for d in dets]
+    probs = models.classify(image, boxes)
+    t1 = time.perf_counter()
+    kept: list[tuple[Card, float, tuple[float, float, float, float]]] = []
+    for det, p in zip(dets, probs, strict=True):
+        k, prob = card_of(p)
+        if k == NONE_CLASS:
+            continue
+        card = CLASS_CARDS[k]
+        assert card is not None
+        kept.append((card, det.score * prob, det.box))
+    order = group_boxes([b for _, _, b in kept])
+    h, w = image.shape[:2]
+    cards: list[CardReading] = []
+    groups: list[tuple[Card, ...]] = []
+    for g in order:
+        groups.append(tuple(kept[i][0] for i in g))
+        for i in g:
+            card, conf, (x1, y1, x2, y2) = kept[i]
+            box = (
+                round(max(x1, 0) * scale),
+                round(max(y1, 0) * scale),
+                round(min(x2, w) * scale),
+                round(min(y2, h) * scale),
+            )
+            cards.append(CardReading(card, conf, box))
+    t2 = time.perf_counter()
+    timings = {"inference": (t1 - t0) * 1000, "post": (t2 - t1) * 1000}
+    return PhotoReading(tuple(cards), tuple(groups), round(w * scale), round(h * scale), timings)
+
+
+def read_photo(
+    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, runtime: str | None = None
+) -> PhotoReading:
+    """Read the cards in a photo (bytes or a file path).
+
+    Raises :class:`BadImageError` (a ``ValueError`` with a message for the player) for a missing or empty file,
+    something that is not a JPEG/PNG, a truncated upload, or more than ``max_pixels`` pixels.
+    """
+    t0 = time.perf_counter()
+    data = read_bytes(source)
+    decoded = decode(data, max_pixels=max_pixels)
+    t1 = time.perf_counter()
+    reading = read_image(decoded.image, scale=decoded.scale, runtime=runtime)
+    timings = {"decode": (t1 - t0) * 1000, **reading.timings}
+    timings["total"] = sum(timings.values())
+    return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings)
+
+
+def draw_reading(image: np.ndarray, reading: PhotoReading, scale: float = 1.0) -> np.ndarray:
+    """``image`` (BGR, ``scale`` original pixels per pixel) with a box and a label on every card found."""
+    out = image.copy()
+    thick = max(1, round(max(out.shape[:2]) / 700))
+    colours = {"R": (40, 40, 220), "B": (200, 90, 20), "G": (40, 160, 40), "Y": (0, 190, 230)}
+    for gi, g in enumerate(_groups_of(reading)):
+        for c in g:
+            x1, y1, x2, y2 = (round(v / scale) for v in c.box)
+            col = colours.get(str(c.card)[0], (60, 60, 60)) if c.card.is_natural else (160, 40, 160)
+            cv2.rectangle(out, (x1, y1), (x2, y2), col, thick + 1)
+            label = f"{c.card} {c.confidence:.2f} g{gi + 1}"
+            fs = 0.4 * thick
+            (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, fs, thick)
+            ty = max(y1 - 3, th + 3)
+            cv2.rectangle(out, (x1, ty - th - 3), (x1 + tw + 2, ty + 2), (255, 255, 255), -1)
+            cv2.putText(out, label, (x1 + 1, ty), cv2.FONT_HERSHEY_SIMPLEX, fs, col, thick, cv2.LINE_AA)
+    return out
+
+
+def _groups_of(reading: PhotoReading) -> list[list[CardReading]]:
+    out, i = [], 0
+    for g in reading.groups:
+        out.append(list(reading.cards[i : i + len(g)]))
+        i += len(g)
+    return out
+
+
+def annotate(source: bytes | str | Path, reading: PhotoReading, out: Path, *, quality: int = 88) -> Path:
+    """Write the photo with the reading drawn on it (JPEG or PNG by ``out``'s suffix)."""
+    decoded = decode(read_bytes(source))
+    img = draw_reading(decoded.image, reading, decoded.scale)
+    ok = cv2.imwrite(str(out), img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise OSError(f"cannot write {out}")
+    return out

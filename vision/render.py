@@ -1,0 +1,381 @@
+"""Procedural Phase 10 card faces (our own drawing, no copied artwork).
+
+Every face is drawn from a random *design*: font, colour shades, corner style, frame, centre style, paper tone
+and wear, so that a model trained on these faces learns numbers and colours rather than one drawing. Fonts,
+corner styles and (in ``vision.scene``) table textures are split into a training pool and a held-out pool, so the
+held-out test set shows the model designs it has never seen.
+
+A rendered face comes with the *index box*: the card's top-left corner region holding the small index, in card
+pixels. That region is what the detector looks for, because it stays visible when cards are fanned.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from companion.rules.cards import Card, Color, Kind
+
+CARD_W = 240
+CARD_H = 372  # 57 x 89 mm, the size of a Phase 10 card
+
+# Printed colours as RGB, before per-design shade jitter.
+INKS: dict[Color, tuple[int, int, int]] = {
+    Color.RED: (212, 32, 38),
+    Color.BLUE: (28, 78, 190),
+    Color.GREEN: (22, 150, 64),
+    Color.YELLOW: (236, 178, 0),
+}
+
+
+class Split(enum.Enum):
+    """Which pool of fonts, corner styles and textures a scene draws from."""
+
+    TRAIN = "train"
+    HELDOUT = "heldout"
+
+
+# Corner styles: how the small index is printed. The last two are only ever used for held-out scenes.
+TRAIN_CORNER_STYLES = ("plain", "patch", "tab", "underlined")
+HELDOUT_CORNER_STYLES = ("circle", "boxed")
+
+_FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
+# Latin text faces only (the Noto package also ships scripts without digits). Held-out families never appear
+# in training scenes.
+_TRAIN_FONT_PREFIXES = (
+    "DejaVuSans.",
+    "DejaVuSans-Bold.",
+    "DejaVuSans-Oblique",
+    "DejaVuSansMono",
+    "DejaVuSerif.",
+    "DejaVuSerif-Bold.",
+    "DejaVuSansCondensed",
+    "LiberationSans-",
+    "LiberationMono-",
+    "LiberationSerif-Bold.",
+    "FreeSans",
+    "FreeMonoBold",
+    "NotoSans-",
+    "cmss10",
+)
+_HELDOUT_FONT_PREFIXES = (
+    "LiberationSansNarrow-",
+    "FreeSerif",
+    "NotoSerif-",
+    "DejaVuSerifCondensed",
+    "DejaVuSerif-Italic",
+    "LiberationSerif-Regular",
+)
+
+
+def _font_dirs() -> list[Path]:
+    dirs = [d for d in _FONT_DIRS if d.is_dir()]
+    try:
+        import matplotlib
+
+        dirs.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf")
+    except ImportError:  # pragma: no cover - matplotlib comes with the train extra
+        pass
+    return dirs
+
+
+@functools.cache
+def font_files(split: Split) -> tuple[Path, ...]:
+    """Font files of a pool, found on this machine (DejaVu always, Debian families when installed)."""
+    prefixes = _TRAIN_FONT_PREFIXES if split is Split.TRAIN else _HELDOUT_FONT_PREFIXES
+    found: dict[str, Path] = {}
+    for d in _font_dirs():
+        for p in sorted(d.rglob("*.[ot]tf")):
+            if p.name.startswith(prefixes) and "Display" not in p.name and p.name not in found:
+                found[p.name] = p
+    if not found and split is Split.HELDOUT:
+        # Without the Debian fonts the held-out pool would be empty; fall back to a face training rarely uses.
+        return font_files(Split.TRAIN)[-1:]
+    if not found:
+        raise RuntimeError("no fonts found: install matplotlib (train extra) or the Debian font packages")
+    return tuple(found.values())
+
+
+@functools.lru_cache(maxsize=256)
+def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(path), size)
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """Everything random about how a face is drawn, drawn once per card (or per deck)."""
+
+    font: Path
+    corner_style: str
+    paper: tuple[int, int, int]
+    radius: int
+    frame: int  # 0 = no frame, else frame thickness in px
+    centre_style: str  # "plain" | "oval" | "shadow"
+    index_height: float  # fraction of card height
+    index_x: float
+    index_y: float
+    shade: float  # ink darkening/lightening factor
+    wear: float
+    special_style: int  # which Wild/Skip face
+
+
+def random_design(rng: np.random.Generator, split: Split) -> Design:
+    fonts = font_files(split)
+    styles = TRAIN_CORNER_STYLES if split is Split.TRAIN else HELDOUT_CORNER_STYLES
+    tone = rng.uniform(228, 255)
+    tint = rng.normal(0, 4, 3)
+    paper = tuple(int(np.clip(tone + t, 200, 255)) for t in tint)
+    return Design(
+        font=fonts[int(rng.integers(len(fonts)))],
+        corner_style=str(styles[int(rng.integers(len(styles)))]),
+        paper=(paper[0], paper[1], paper[2]),
+        radius=int(rng.integers(8, 26)),
+        frame=int(rng.choice([0, 0, 4, 7, 10])),
+        centre_style=str(rng.choice(["plain", "plain", "oval", "shadow"])),
+        index_height=float(rng.uniform(0.09, 0.14)),
+        index_x=float(rng.uniform(0.05, 0.10)),
+        index_y=float(rng.uniform(0.035, 0.075)),
+        shade=float(rng.uniform(0.8, 1.12)),
+        wear=float(rng.uniform(0, 1) ** 2),
+        special_style=int(rng.integers(3)),
+    )
+
+
+def _ink(color: Color, design: Design, rng: np.random.Generator) -> tuple[int, int, int]:
+    base = np.array(INKS[color], dtype=float) * design.shade + rng.normal(0, 8, 3)
+    return tuple(int(v) for v in np.clip(base, 0, 255))  # type: ignore[return-value]
+
+
+def _symbol(card: Card) -> str:
+    if card.kind is Kind.WILD:
+        return "W"
+    if card.kind is Kind.SKIP:
+        return "S"
+    return str(card.number)
+
+
+def _text_box(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, font: ImageFont.FreeTypeFont):
+    return draw.textbbox(xy, text, font=font, anchor="lt")
+
+
+def _fit_font(path: Path, text: str, max_w: float, max_h: float) -> ImageFont.FreeTypeFont:
+    """Largest size whose ink box fits ``max_w`` x ``max_h``."""
+    size = max(8, int(max_h * 1.3))
+    while size > 8:
+        font = _font(path, size)
+        x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+        if x1 - x0 <= max_w and y1 - y0 <= max_h:
+            return font
+        size = int(size * 0.92)
+    return _font(path, 8)
+
+
+def _draw_text_ink(draw, xy, text, font, fill, stroke=0, stroke_fill=None):
+    """Draw ``text`` so that its *ink* box starts at ``xy`` (PIL anchors on the em box, not the ink)."""
+    x0, y0, _, _ = font.getbbox(text, anchor="lt", stroke_width=stroke)
+    draw.text(
+        (xy[0] - x0, xy[1] - y0),
+        text,
+        font=font,
+        fill=fill,
+        anchor="lt",
+        stroke_width=stroke,
+        stroke_fill=stroke_fill,
+    )
+
+
+def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """(face colour, text colour) of a Wild or Skip card."""
+    if card.kind is Kind.WILD:
+        faces = [
+            ((20, 20, 24), (250, 250, 250)),
+            ((30, 30, 90), (255, 255, 255)),
+            (design.paper, (20, 20, 20)),
+        ]
+    else:
+        faces = [
+            ((28, 78, 190), (255, 255, 255)),
+            ((15, 15, 15), (235, 235, 235)),
+            (design.paper, (28, 60, 160)),
+        ]
+    return faces[design.special_style]
+
+
+def _corner_layer(
+    card: Card, design: Design, ink: tuple[int, int, int], face: tuple[int, int, int]
+) -> tuple[Image.Image, tuple[int, int, int, int]]:
+    """The top-left index on a transparent card-sized layer, and the index box (corner region) it occupies."""
+    layer = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    text = _symbol(card)
+    h = design.index_height * CARD_H
+    font = _fit_font(design.font, text, 0.22 * CARD_W if len(text) > 1 else 0.15 * CARD_W, h)
+    x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+    tw, th = x1 - x0, y1 - y0
+    ix, iy = design.index_x * CARD_W, design.index_y * CARD_H
+    style = design.corner_style
+    pad = max(3.0, 0.18 * th)
+    on_face = face != design.paper
+    if style in ("patch", "circle", "tab"):
+        patch_fill = ink
+        text_fill = face if on_face else design.paper
+        if style == "patch":
+            bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
+            draw.rounded_rectangle(bx, radius=int(pad), fill=patch_fill)
+        elif style == "circle":
+            cx, cy = ix + tw / 2, iy + th / 2
+            r = max(tw, th) / 2 + pad
+            bx = (cx - r, cy - r, cx + r, cy + r)
+            draw.ellipse(bx, fill=patch_fill)
+        else:
+            # A quarter ellipse through the index's far corner, scaled so the whole index sits inside it.
+            rx, ry = (ix + tw + pad) * 1.45, (iy + th + pad) * 1.45
+            draw.pieslice((-rx, -ry, rx, ry), 0, 90, fill=patch_fill)
+            bx = (0, 0, ix + tw + pad, iy + th + pad)
+        _draw_text_ink(draw, (ix, iy), text, font, text_fill)
+    else:
+        fill = ink
+        _draw_text_ink(draw, (ix, iy), text, font, fill)
+        bx = (ix, iy, ix + tw, iy + th)
+        if style == "boxed":
+            bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
+            draw.rectangle(bx, outline=fill, width=max(2, int(pad / 2.5)))
+        elif style == "underlined":
+            uy = iy + th + pad * 0.6
+            draw.line((ix, uy, ix + tw, uy), fill=fill, width=max(2, int(th / 10)))
+            bx = (ix, iy, ix + tw, uy + 2)
+    # The box marks the whole corner, from the card's own corner to just past the index: the card edges give
+    # the detector the context that tells this upright index from the upside-down one at the other end.
+    margin = 0.02 * CARD_W
+    box = (0, 0, int(min(CARD_W * 0.45, bx[2] + margin)), int(min(CARD_H * 0.3, bx[3] + margin)))
+    return layer, box
+
+
+def render_card(
+    card: Card, design: Design, rng: np.random.Generator
+) -> tuple[np.ndarray, tuple[int, int, int, int]]:
+    """One face as an RGBA array (CARD_H x CARD_W x 4, rounded corners transparent) and its index box."""
+    special = card.kind is not Kind.NUMBER
+    if special:
+        face, text_ink = _special_palette(card, design)
+        ink = text_ink
+    else:
+        assert card.color is not None
+        face = design.paper
+        ink = _ink(card.color, design, rng)
+        text_ink = ink
+    img = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), radius=design.radius, fill=(*design.paper, 255))
+    if face != design.paper:
+        b = 6 + design.frame
+        draw.rounded_rectangle(
+            (b, b, CARD_W - 1 - b, CARD_H - 1 - b), radius=max(4, design.radius - b), fill=face
+        )
+    elif design.frame:
+        b = 5
+        draw.rounded_rectangle(
+            (b, b, CARD_W - 1 - b, CARD_H - 1 - b),
+            radius=max(4, design.radius - b),
+            outline=ink if not special else (40, 40, 40),
+            width=design.frame,
+        )
+    _draw_centre(draw, card, design, face, text_ink, rng)
+    corner, box = _corner_layer(card, design, text_ink, face)
+    img.alpha_composite(corner)
+    img.alpha_composite(corner.rotate(180))
+    arr = np.array(img)
+    _wear(arr, design, rng)
+    return arr, box
+
+
+def _draw_centre(draw, card: Card, design: Design, face, text_ink, rng: np.random.Generator) -> None:
+    cx, cy = CARD_W / 2, CARD_H / 2
+    if card.kind is Kind.NUMBER:
+        text = str(card.number)
+        font = _fit_font(design.font, text, 0.62 * CARD_W, 0.36 * CARD_H)
+        x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+        tw, th = x1 - x0, y1 - y0
+        pos = (cx - tw / 2, cy - th / 2)
+        fill = text_ink
+        if design.centre_style == "oval":
+            rx, ry = 0.36 * CARD_W, 0.3 * CARD_H
+            draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=text_ink)
+            fill = design.paper
+        elif design.centre_style == "shadow":
+            _draw_text_ink(draw, (pos[0] + 5, pos[1] + 5), text, font, (60, 60, 60))
+        _draw_text_ink(draw, pos, text, font, fill)
+        if card.number in (6, 9):
+            uy = pos[1] + th + 8
+            draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6)
+        return
+    word = "WILD" if card.kind is Kind.WILD else "SKIP"
+    multi = card.kind is Kind.WILD and design.special_style != 1
+    vertical = bool(rng.random() < 0.4)
+    if vertical:
+        layer = Image.new("RGBA", (CARD_H, CARD_W), (0, 0, 0, 0))
+        ldraw = ImageDraw.Draw(layer)
+        font = _fit_font(design.font, word, 0.8 * CARD_H, 0.5 * CARD_W)
+        _place_word(ldraw, word, font, (CARD_H / 2, CARD_W / 2), text_ink, multi)
+        base = draw._image  # type: ignore[attr-defined]
+        base.alpha_composite(layer.rotate(90, expand=True))
+    else:
+        font = _fit_font(design.font, word, 0.8 * CARD_W, 0.2 * CARD_H)
+        _place_word(draw, word, font, (cx, cy), text_ink, multi)
+
+
+def _place_word(draw, word: str, font, centre, ink, multi: bool) -> None:
+    x0, y0, x1, y1 = font.getbbox(word, anchor="lt")
+    x = centre[0] - (x1 - x0) / 2
+    y = centre[1] - (y1 - y0) / 2
+    if not multi:
+        _draw_text_ink(draw, (x, y), word, font, ink)
+        return
+    # A Wild often prints its letters in the four card colours.
+    colours = list(INKS.values())
+    for i, ch in enumerate(word):
+        cx0, _, cx1, _ = font.getbbox(ch, anchor="lt")
+        _draw_text_ink(draw, (x, y), ch, font, colours[i % 4], stroke=2, stroke_fill=(255, 255, 255))
+        x += font.getlength(ch)
+        del cx0, cx1
+
+
+def _wear(arr: np.ndarray, design: Design, rng: np.random.Generator) -> None:
+    """Fade, scuffs and dirt, stronger on older decks; only where the card is opaque."""
+    if design.wear < 0.05:
+        return
+    rgb = arr[..., :3].astype(np.float32)
+    fade = 1.0 - 0.25 * design.wear
+    rgb = 255 - (255 - rgb) * fade
+    n = int(design.wear * 12)
+    scratch = Image.new("L", (CARD_W, CARD_H), 0)
+    sd = ImageDraw.Draw(scratch)
+    for _ in range(n):
+        x, y = rng.uniform(0, CARD_W), rng.uniform(0, CARD_H)
+        dx, dy = rng.normal(0, 40, 2)
+        sd.line((x, y, x + dx, y + dy), fill=int(rng.uniform(40, 120)), width=1)
+    scratch = scratch.filter(ImageFilter.GaussianBlur(0.6))
+    s = np.asarray(scratch, dtype=np.float32)[..., None] / 255.0
+    tone = rng.choice([255.0, 90.0])
+    rgb = rgb * (1 - s) + tone * s
+    rgb += rng.normal(0, 3 * design.wear, rgb.shape[:2])[..., None]
+    arr[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def card_face_preview(cards: list[Card], seed: int = 0, split: Split = Split.TRAIN) -> np.ndarray:
+    """A strip of faces side by side (RGB), each with its index box drawn: for eyeballing the renderer."""
+    rng = np.random.default_rng(seed)
+    tiles = []
+    for card in cards:
+        face, (x1, y1, x2, y2) = render_card(card, random_design(rng, split), rng)
+        tile = face[..., :3].copy()
+        tile[face[..., 3] == 0] = (90, 120, 90)
+        tile[y1 : y1 + 2, x1:x2] = tile[max(y2 - 2, 0) : y2, x1:x2] = (255, 0, 255)
+        tile[y1:y2, x1 : x1 + 2] = tile[y1:y2, max(x2 - 2, 0) : x2] = (255, 0, 255)
+        tiles.append(tile)
+    return np.concatenate(tiles, axis=1)

@@ -1,0 +1,423 @@
+"""Synthetic table photos with labels: laid-down groups fanned in rows, loose cards, a hand, other objects.
+
+A scene is built on a flat *table plane* and then photographed through a random camera (a homography:
+tilt, rotation, scale), lit (gradient, white balance, glare), shadowed, blurred, noised and JPEG-compressed.
+Each card's label is its *index box*: the axis-aligned box, in image pixels, around the card's top-left corner
+region (see ``vision.render``). A card lying upside down is drawn turned by 180°, so its visually upright index is
+labelled and its upside-down one never is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from companion.rules.cards import Card, Color
+from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
+
+SYMBOLS: tuple[Card, ...] = (
+    *(
+        Card.number_card(n, c)
+        for c in (Color.RED, Color.BLUE, Color.GREEN, Color.YELLOW)
+        for n in range(1, 13)
+    ),
+    Card.wild(),
+    Card.skip(),
+)
+
+TRAIN_TEXTURES = ("wood", "felt", "laminate", "weave")
+HELDOUT_TEXTURES = ("marble", "checker")
+
+
+@dataclass(slots=True)
+class PlacedCard:
+    card: Card
+    box: tuple[float, float, float, float]  # index box, image pixels
+    group: int  # index into Scene.groups
+    visible: bool
+
+
+@dataclass(slots=True)
+class Scene:
+    image: np.ndarray  # BGR uint8
+    cards: list[PlacedCard]
+    groups: list[list[Card]]  # ground truth, in table order (rows top to bottom, then loose cards)
+    negatives: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+
+def _texture(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A procedural table surface (BGR float32 0..255)."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    low = cv2.resize(rng.normal(0, 1, (h // 32 + 2, w // 32 + 2)).astype(np.float32), (w, h))
+    fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+    if kind == "wood":
+        base = np.array(rng.choice([[40, 80, 140], [30, 60, 100], [80, 130, 180], [20, 35, 60]]), np.float32)
+        freq = rng.uniform(0.02, 0.08)
+        ang = rng.uniform(-0.3, 0.3)
+        u = xx * math.sin(ang) + yy * math.cos(ang)
+        grain = np.sin(u * freq + low * rng.uniform(2, 6)) * 0.5 + 0.5
+        streak = cv2.GaussianBlur(fine, (0, 0), sigmaX=8, sigmaY=0.7)
+        v = 0.75 + 0.25 * grain + 0.6 * streak
+        img = base[None, None, :] * v[..., None]
+    elif kind == "felt":
+        base = np.array(rng.choice([[40, 110, 30], [110, 60, 20], [40, 40, 130], [60, 60, 60]]), np.float32)
+        v = 1 + 0.05 * fine + 0.08 * low
+        img = base[None, None, :] * v[..., None]
+    elif kind == "laminate":
+        base = rng.uniform(60, 230, 3).astype(np.float32)
+        v = 1 + 0.02 * fine + 0.04 * low
+        img = base[None, None, :] * v[..., None]
+    elif kind == "weave":
+        base = rng.uniform(50, 200, 3).astype(np.float32)
+        p = rng.uniform(3, 7)
+        pattern = np.sin(xx * math.pi / p) * np.sin(yy * math.pi / p)
+        v = 1 + 0.08 * pattern + 0.04 * fine + 0.06 * low
+        img = base[None, None, :] * v[..., None]
+    elif kind == "marble":
+        base = rng.uniform(170, 235, 3).astype(np.float32)
+        veins = np.abs(np.sin((xx + yy) * 0.01 + low * 3.0))
+        v = 1 - 0.35 * (veins < 0.08) * (1 - veins / 0.08) + 0.02 * fine
+        img = base[None, None, :] * v[..., None]
+    else:  # checker tablecloth
+        a, b = rng.uniform(30, 230, 3), rng.uniform(30, 230, 3)
+        s = rng.uniform(25, 70)
+        m = ((xx // s + yy // s) % 2)[..., None]
+        img = (a * m + b * (1 - m)).astype(np.float32) * (1 + 0.03 * fine[..., None])
+    return np.clip(img, 0, 255).astype(np.float32)
+
+
+def _camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """Homography from the table plane to the photo: tilt (top edge farther away), rotation, jitter."""
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    tilt = rng.uniform(0, 0.16)
+    dst = src.copy()
+    dst[0, 0] += tilt * w
+    dst[1, 0] -= tilt * w
+    dst[0, 1] += tilt * h * 0.4
+    dst[1, 1] += tilt * h * 0.4
+    dst += rng.normal(0, 0.02, (4, 2)).astype(np.float32) * np.float32([w, h])
+    hmat = cv2.getPerspectiveTransform(src, dst)
+    ang = rng.uniform(-9, 9)
+    scale = rng.uniform(0.92, 1.05)
+    rot = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), ang, scale), [0, 0, 1]])
+    return rot @ hmat
+
+
+def _affine(x: float, y: float, angle_deg: float, scale: float) -> np.ndarray:
+    """Card pixels -> table plane: scale, rotate about the card's top-left, then move to (x, y)."""
+    a = math.radians(angle_deg)
+    c, s = math.cos(a) * scale, math.sin(a) * scale
+    return np.array([[c, -s, x], [s, c, y], [0, 0, 1]], dtype=np.float64)
+
+
+def _project(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.hstack([pts, np.ones((len(pts), 1))]) @ m.T
+    return p[:, :2] / p[:, 2:3]
+
+
+def _paste(dst: np.ndarray, rgba: np.ndarray, m: np.ndarray, shadow: float = 0.0) -> np.ndarray:
+    """Warp ``rgba`` into ``dst`` (float32 BGR) through ``m``; returns the quad in image pixels."""
+    h, w = rgba.shape[:2]
+    quad = _project(m, np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64))
+    x0, y0 = np.floor(quad.min(0)).astype(int) - 8
+    x1, y1 = np.ceil(quad.max(0)).astype(int) + 8
+    H, W = dst.shape[:2]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return quad
+    t = np.array([[1, 0, -x0], [0, 1, -y0], [0, 0, 1]], dtype=np.float64) @ m
+    # Downscaling by a large factor aliases; pre-blur the face roughly to the output scale.
+    scale = math.sqrt(abs(np.linalg.det(m[:2, :2]))) if m[2, 0] == 0 and m[2, 1] == 0 else 0.5
+    src = rgba
+    if scale < 0.6:
+        src = cv2.GaussianBlur(rgba, (0, 0), 0.45 / max(scale, 0.1))
+    warped = cv2.warpPerspective(src, t, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    roi = dst[y0:y1, x0:x1]
+    if shadow > 0:
+        sh = cv2.GaussianBlur(alpha[..., 0], (0, 0), 3 + 4 * shadow)
+        sh = np.roll(sh, (int(2 + 4 * shadow), int(2 + 4 * shadow)), axis=(0, 1))
+        roi *= 1 - 0.45 * shadow * sh[..., None]
+    roi[:] = roi * (1 - alpha) + warped[..., 2::-1].astype(np.float32) * alpha
+    return quad
+
+
+def _distractor(kind: str, rng: np.random.Generator) -> np.ndarray:
+    """An RGBA object that is not a card: a coin, a pen, a die, or a score pad with written digits."""
+    if kind == "coin":
+        r = int(rng.integers(20, 45))
+        img = np.zeros((2 * r, 2 * r, 4), np.uint8)
+        col = rng.choice([[200, 160, 60], [180, 180, 180], [170, 110, 60]])
+        cv2.circle(img, (r, r), r - 1, (*map(int, col), 255), -1, cv2.LINE_AA)
+        cv2.circle(img, (r, r), int(r * 0.8), (*map(int, np.array(col) * 0.8), 255), 2, cv2.LINE_AA)
+        return img
+    if kind == "pen":
+        length, thick = int(rng.integers(150, 320)), int(rng.integers(10, 18))
+        img = np.zeros((thick, length, 4), np.uint8)
+        col = rng.integers(0, 255, 3)
+        img[:] = (*map(int, col), 255)
+        img[:, : length // 8] = (40, 40, 40, 255)
+        return img
+    if kind == "die":
+        s = int(rng.integers(30, 55))
+        img = np.zeros((s, s, 4), np.uint8)
+        cv2.rectangle(img, (0, 0), (s - 1, s - 1), (240, 240, 240, 255), -1)
+        for _ in range(int(rng.integers(1, 7))):
+            cx, cy = rng.integers(s // 5, s - s // 5, 2)
+            cv2.circle(img, (int(cx), int(cy)), max(2, s // 10), (20, 20, 20, 255), -1, cv2.LINE_AA)
+        return img
+    w, h = int(rng.integers(140, 260)), int(rng.integers(180, 320))
+    img = np.zeros((h, w, 4), np.uint8)
+    img[:] = (250, 250, 235, 255) if rng.random() < 0.5 else (150, 240, 250, 255)
+    ink = (int(rng.integers(0, 120)), 30, int(rng.integers(0, 160)), 255)
+    y = 20
+    font = int(
+        rng.choice([cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN])
+    )
+    while y < h - 10:
+        text = " ".join(str(int(rng.integers(0, 120))) for _ in range(int(rng.integers(1, 4))))
+        cv2.putText(img, text, (8, y), font, rng.uniform(0.6, 1.2), ink, 2, cv2.LINE_AA)
+        y += int(rng.integers(22, 36))
+    return img
+
+
+class _Occupancy:
+    """Rough free-space test on the table plane (axis-aligned boxes with a margin)."""
+
+    def __init__(self) -> None:
+        self.boxes: list[tuple[float, float, float, float]] = []
+
+    def free(self, box: tuple[float, float, float, float], margin: float) -> bool:
+        x0, y0, x1, y1 = box
+        return all(
+            x1 + margin < a or b + margin < x0 or y1 + margin < c or d + margin < y0
+            for a, c, b, d in self.boxes
+        )
+
+    def add(self, box: tuple[float, float, float, float]) -> None:
+        self.boxes.append(box)
+
+
+def _card_box(m: np.ndarray) -> tuple[float, float, float, float]:
+    q = _project(m, np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float64))
+    return (*q.min(0), *q.max(0))  # type: ignore[return-value]
+
+
+def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | None = None) -> Scene:
+    """Render scene number ``seed`` of a split; the same seed always gives the same scene."""
+    rng = np.random.default_rng([seed, 0 if split is Split.TRAIN else 1])
+    if size is None:
+        size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
+    w, h = size
+    textures = TRAIN_TEXTURES if split is Split.TRAIN else HELDOUT_TEXTURES
+    canvas = _texture(str(rng.choice(textures)), w, h, rng)
+    cam = _camera(w, h, rng)
+    canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
+
+    deck_design = random_design(rng, split)
+
+    def design() -> Design:
+        return deck_design if rng.random() < 0.8 else random_design(rng, split)
+
+    # Plan: (card, plane affine, group index, upside_down)
+    plan: list[tuple[Card, np.ndarray, int, bool]] = []
+    groups: list[list[Card]] = []
+    occ = _Occupancy()
+
+    n_rows = int(rng.choice([0, 1, 2], p=[0.04, 0.4, 0.56]))
+    row_sizes = [int(rng.integers(2, 13)) for _ in range(n_rows)]
+    cw = rng.uniform(85, 170) * min(w, h) / 768
+    frac = [rng.uniform(0.24, 0.5) for _ in row_sizes]
+    widest = max(((n - 1) * f + 1 for n, f in zip(row_sizes, frac, strict=True)), default=1.0)
+    cw = min(cw, 0.88 * w / widest)
+    gap = rng.uniform(0.12, 0.7)
+    if n_rows:
+        cw = min(cw, 0.8 * h / (n_rows * 1.55 + (n_rows - 1) * gap))
+    ch = cw * 1.55
+    scale = cw / CARD_W
+    y = rng.uniform(0.04 * h, max(0.05 * h, h - n_rows * ch - (n_rows - 1) * gap * ch - 0.04 * h))
+    for n, f in zip(row_sizes, frac, strict=True):
+        row_w = ((n - 1) * f + 1) * cw
+        x = rng.uniform(0.04 * w, max(0.05 * w, w - row_w - 0.04 * w))
+        ang = rng.uniform(-5, 5)
+        g = len(groups)
+        groups.append([])
+        cards = [SYMBOLS[int(rng.integers(len(SYMBOLS)))] for _ in range(n)]
+        for i, card in enumerate(cards):
+            dx = i * f * cw + rng.normal(0, 0.02 * cw)
+            cx = x + dx * math.cos(math.radians(ang))
+            cy = y + dx * math.sin(math.radians(ang)) + rng.normal(0, 0.02 * ch)
+            plan.append((card, _affine(cx, cy, ang + rng.normal(0, 1.5), scale), g, False))
+            groups[g].append(card)
+        occ.add((x - 0.05 * cw, y - 0.1 * ch, x + row_w + 0.05 * cw, y + 1.1 * ch + abs(ang) / 60 * row_w))
+        y += ch * (1 + gap)
+
+    # Loose cards, each its own group; some lie upside down.
+    for _ in range(int(rng.choice([0, 0, 0, 1, 2, 3]) if n_rows else rng.integers(2, 5))):
+        for _try in range(20):
+            ang = rng.uniform(-25, 25)
+            x, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
+            m = _affine(x, y0, ang, scale)
+            box = _card_box(m)
+            if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.1 * cw):
+                occ.add(box)
+                card = SYMBOLS[int(rng.integers(len(SYMBOLS)))]
+                plan.append((card, m, len(groups), bool(rng.random() < 0.3)))
+                groups.append([card])
+                break
+
+    # A hand held in a fan now and then: cards turned about a common pivot below them.
+    if rng.random() < 0.12:
+        n = int(rng.integers(3, 8))
+        step = rng.uniform(7, 13)
+        px, py = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.5 * h, 1.1 * h)
+        hand: list[tuple[Card, np.ndarray]] = []
+        for i in range(n):
+            a = (i - (n - 1) / 2) * step
+            # The card's bottom centre sits above the pivot; rotate the card about the pivot by ``a``.
+            rot = _affine(px, py, a, 1.0) @ _affine(-cw / 2, -ch * 1.05, 0, scale)
+            hand.append((SYMBOLS[int(rng.integers(len(SYMBOLS)))], rot))
+        boxes = [_card_box(m) for _, m in hand]
+        box = (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+        if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.05 * cw):
+            occ.add(box)
+            g = len(groups)
+            groups.append([c for c, _ in hand])
+            plan.extend((c, m, g, False) for c, m in hand)
+
+    # Objects that are not cards, under or beside the cards.
+    for _ in range(int(rng.integers(0, 4))):
+        obj = _distractor(str(rng.choice(["coin", "pen", "die", "pad"])), rng)
+        oh, ow = obj.shape[:2]
+        m = _affine(rng.uniform(-0.1 * w, w), rng.uniform(-0.1 * h, h), rng.uniform(0, 360), min(w, h) / 768)
+        if rng.random() < 0.6:
+            box = (
+                *_project(m, np.float64([[0, 0], [ow, oh]])).min(0),
+                *_project(m, np.float64([[0, 0], [ow, oh]])).max(0),
+            )
+            if not occ.free(box, 0):  # type: ignore[arg-type]
+                continue
+        _paste(canvas, obj, cam @ m, shadow=rng.uniform(0, 1))
+
+    owner = np.full((h, w), -1, np.int32)
+    placed: list[tuple[Card, np.ndarray, int]] = []
+    negatives: list[tuple[float, float, float, float]] = []
+    for idx, (card, m, g, upside_down) in enumerate(plan):
+        face, ibox = render_card(card, design(), rng)
+        if upside_down:
+            face = np.ascontiguousarray(face[::-1, ::-1])
+        full = cam @ m
+        quad = _paste(canvas, face, full, shadow=rng.uniform(0.2, 1.0))
+        cv2.fillPoly(owner, [np.round(quad).astype(np.int32)], idx)
+        x1, y1, x2, y2 = ibox
+        corner = _project(full, np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+        placed.append((card, corner, g))
+        # The opposite (upside-down) corner and the big centre figure are what the index must not be taken for.
+        opp = _project(full, np.float64([[CARD_W - x2, CARD_H - y2], [CARD_W - x1, CARD_H - y1]]))
+        negatives.append((*opp.min(0), *opp.max(0)))  # type: ignore[arg-type]
+        cen = _project(full, np.float64([[0.2 * CARD_W, 0.3 * CARD_H], [0.8 * CARD_W, 0.7 * CARD_H]]))
+        negatives.append((*cen.min(0), *cen.max(0)))  # type: ignore[arg-type]
+
+    cards_out: list[PlacedCard] = []
+    for idx, (card, corner, g) in enumerate(placed):
+        poly = np.round(corner).astype(np.int32)
+        x0, y0 = poly.min(0)
+        x1, y1 = poly.max(0)
+        bx = (float(max(x0, 0)), float(max(y0, 0)), float(min(x1, w - 1)), float(min(y1, h - 1)))
+        inside = (bx[2] - bx[0]) * (bx[3] - bx[1]) / max(1.0, float((x1 - x0) * (y1 - y0)))
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [poly], 1)
+        area = int(mask.sum())
+        seen = int(((owner == idx) & (mask == 1)).sum())
+        visible = area > 0 and inside > 0.8 and seen / area > 0.6
+        cards_out.append(PlacedCard(card, bx, g, visible))
+    negatives = [
+        n
+        for i, n in enumerate(negatives)
+        if _mostly_owned(owner, n, i // 2) and n[2] > n[0] + 4 and n[3] > n[1] + 4
+    ]
+
+    img = _photometric(canvas, rng)
+    return Scene(img, cards_out, groups, negatives)
+
+
+def _mostly_owned(owner: np.ndarray, box: tuple[float, float, float, float], idx: int) -> bool:
+    x0, y0, x1, y1 = (round(v) for v in box)
+    h, w = owner.shape
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+    if x1 <= x0 or y1 <= y0:
+        return False
+    return float((owner[y0:y1, x0:x1] == idx).mean()) > 0.6
+
+
+def _photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Room light and a phone camera: gradient, white balance, glare, blur, noise, JPEG."""
+    h, w = canvas.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, 2 * math.pi)
+    ramp = (xx * math.cos(ang) + yy * math.sin(ang)) / max(w, h)
+    light = rng.uniform(0.65, 1.1) + rng.uniform(0, 0.35) * ramp
+    img = canvas * light[..., None]
+    # White balance: warm bulbs, cool daylight (BGR gains).
+    warm = rng.uniform(-0.22, 0.22)
+    gains = np.float32([1 - warm, 1 + rng.normal(0, 0.04), 1 + warm]) * rng.uniform(0.85, 1.15)
+    img *= gains[None, None, :]
+    if rng.random() < 0.35:
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.25) * max(w, h)
+        glare = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+        img += rng.uniform(40, 140) * glare[..., None]
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    r = rng.random()
+    if r < 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.4, 1.6))
+    elif r < 0.4:
+        k = int(rng.integers(3, 8))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1 / k
+        rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
+        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
+    noise = rng.uniform(0, 7)
+    if noise > 1:
+        img = np.clip(img.astype(np.float32) + rng.normal(0, noise, img.shape), 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def draw_labels(scene: Scene) -> np.ndarray:
+    """The scene with every labelled index box and its card drawn (for eyeballing labels)."""
+    img = scene.image.copy()
+    for pc in scene.cards:
+        col = (0, 255, 0) if pc.visible else (0, 0, 255)
+        x0, y0, x1, y1 = (round(v) for v in pc.box)
+        cv2.rectangle(img, (x0, y0), (x1, y1), col, 1)
+        cv2.putText(
+            img, f"{pc.card}/{pc.group}", (x0, max(10, y0 - 2)), cv2.FONT_HERSHEY_SIMPLEX, 0.4, col, 1
+        )
+    for n in scene.negatives:
+        x0, y0, x1, y1 = (round(v) for v in n)
+        cv2.rectangle(img, (x0, y0), (x1, y1), (255, 0, 0), 1)
+    return img
+
+
+def yolo_lines(scene: Scene) -> list[str]:
+    """YOLO label lines (class 0 = a card's upright top-left index) for the visible cards."""
+    h, w = scene.image.shape[:2]
+    out = []
+    for pc in scene.cards:
+        if not pc.visible:
+            continue
+        x0, y0, x1, y1 = pc.box
+        out.append(
+            f"0 {(x0 + x1) / 2 / w:.6f} {(y0 + y1) / 2 / h:.6f} {(x1 - x0) / w:.6f} {(y1 - y0) / h:.6f}"
+        )
+    return out

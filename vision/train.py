@@ -1,0 +1,390 @@
+"""Train the two models of the card camera and export them to ONNX (needs the ``train`` extra).
+
+1. ``card-index``: a one-class YOLO detector (Ultralytics, built from ``vision/card-index.yaml``, no pretrained
+   weights) that finds each card's upright top-left index.
+2. ``index-classifier``: a small CNN that names the card from a crop of that index (48 numbered cards, Wild,
+   Skip, or "none" for a false detection).
+
+Everything is seeded. Nothing is downloaded: Ultralytics runs offline, without plots and without the AMP check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, crop_index, to_input
+
+MODEL_YAML = Path(__file__).with_name("card-index.yaml")
+DETECTOR_NAME = "card-index"
+CLASSIFIER_NAME = "index-classifier"
+
+
+@dataclass
+class TrainConfig:
+    out: Path
+    data: Path
+    train_images: int = 2000
+    val_images: int = 200
+    heldout_images: int = 300
+    epochs: int = 20
+    imgsz: int = 640
+    batch: int = 16
+    seed: int = 0
+    threads: int = 2
+    classifier_epochs: int = 8
+    extra_data: Path | None = None
+    init: Path | None = None  # start from these detector weights (fine-tuning)
+    init_classifier: Path | None = None
+    mosaic: float = 0.5
+    smoke: bool = False
+    stage: str = (
+        "all"  # "all" | "classifier" | "detector": the two models are independent and can be run apart
+    )
+
+
+def _offline() -> None:
+    # Ultralytics would otherwise look for fonts, weights and updates on the internet.
+    os.environ["YOLO_OFFLINE"] = "1"
+    os.environ.setdefault("YOLO_VERBOSE", "True")
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def _log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# --- extra data (user-confirmed photos) ------------------------------------------------------------------------
+
+
+def write_extra_example(
+    folder: Path, name: str, image_bgr: np.ndarray, cards: list[tuple[object, tuple]]
+) -> None:
+    """Store one confirmed photo for fine-tuning: ``images/NAME.jpg`` and ``labels/NAME.txt``.
+
+    ``cards`` holds (card, (x1, y1, x2, y2) index box in the image's pixels). A label line is
+    ``CLASS cx cy w h`` (YOLO, normalised) where CLASS is the card's position in ``vision.crops.CLASS_CARDS``.
+    """
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    h, w = image_bgr.shape[:2]
+    lines = []
+    for card, (x1, y1, x2, y2) in cards:
+        cls = CLASS_OF[card]  # type: ignore[index]
+        lines.append(
+            f"{cls} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
+        )
+    cv2.imwrite(str(folder / "images" / f"{name}.jpg"), image_bgr, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    (folder / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
+
+
+def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, tuple[float, float, float, float]]]]]:
+    images = folder / "images"
+    if not images.is_dir():
+        raise ValueError(f"{folder}: expected an images/ folder (and labels/) in YOLO layout")
+    out = []
+    for img in sorted(images.iterdir()):
+        if img.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+            continue
+        lab = folder / "labels" / f"{img.stem}.txt"
+        if not lab.exists():
+            continue
+        probe = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_8)
+        if probe is None:
+            continue
+        im = cv2.imread(str(img))
+        h, w = im.shape[:2]
+        rows = []
+        for line in lab.read_text().split("\n"):
+            parts = line.split()
+            if len(parts) != 5:
+                continue
+            c, cx, cy, bw, bh = int(parts[0]), *map(float, parts[1:])
+            if not 0 <= c < NONE_CLASS:
+                raise ValueError(f"{lab}: class {c} is not a card class (0..{NONE_CLASS - 1})")
+            rows.append((c, ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
+        out.append((img, rows))
+    if not out:
+        raise ValueError(f"{folder}: no labelled images found")
+    return out
+
+
+def _add_extra_to_detector_data(data_root: Path, extra: Path) -> Path:
+    """Copy the extra photos beside the synthetic ones with class 0 and return a data.yaml that uses both."""
+    examples = _read_extra(extra)
+    img_dir, lab_dir = data_root / "images" / "extra", data_root / "labels" / "extra"
+    shutil.rmtree(img_dir, ignore_errors=True)
+    shutil.rmtree(lab_dir, ignore_errors=True)
+    img_dir.mkdir(parents=True)
+    lab_dir.mkdir(parents=True)
+    for img, _rows in examples:
+        shutil.copy(img, img_dir / img.name)
+        src = (extra / "labels" / f"{img.stem}.txt").read_text().split("\n")
+        lines = ["0 " + " ".join(s.split()[1:]) for s in src if len(s.split()) == 5]
+        (lab_dir / f"{img.stem}.txt").write_text("\n".join(lines) + "\n")
+    data = data_root / "data-extra.yaml"
+    base = (
+        (data_root / "data.yaml")
+        .read_text()
+        .replace("train: images/train", "train: [images/train, images/extra]")
+    )
+    data.write_text(base)
+    _log(f"extra data: {len(examples)} photos mixed into detector training")
+    return data
+
+
+def _extra_crops(extra: Path) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    rng = np.random.default_rng(11)
+    for img, rows in _read_extra(extra):
+        im = cv2.imread(str(img))
+        for c, box in rows:
+            for _ in range(4):  # real photos are few; show each several times with jitter
+                shift = (float(rng.normal(0, 0.06)), float(rng.normal(0, 0.06)))
+                xs.append(crop_index(im, box, shift=shift, zoom=float(rng.uniform(0.9, 1.15))))
+                ys.append(c)
+    return np.stack(xs), np.array(ys, np.int64)
+
+
+# --- classifier ------------------------------------------------------------------------------------------------
+
+
+def _classifier_net(n_classes: int):  # torch is imported lazily, so no annotation
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 16),
+        *block(16, 16),
+        nn.MaxPool2d(2),  # 20 x 20
+        *block(16, 32),
+        *block(32, 32),
+        nn.MaxPool2d(2),  # 10 x 10
+        *block(32, 64),
+        *block(64, 64),
+        nn.MaxPool2d(2),  # 5 x 5
+        *block(64, 128),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(128, n_classes),
+    )
+
+
+def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Photometric jitter on uint8 crops: white balance, exposure, contrast, noise, blur."""
+    x = x.astype(np.float32)
+    n = len(x)
+    gains = rng.uniform(0.7, 1.3, (n, 1, 1, 3)) * rng.uniform(0.6, 1.3, (n, 1, 1, 1))
+    x = x * gains
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) * rng.uniform(0.7, 1.2, (n, 1, 1, 1)) + mean
+    x += rng.normal(0, 1, x.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    for i in np.nonzero(rng.random(n) < 0.25)[0]:
+        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
+    return out
+
+
+def train_classifier(
+    train: tuple[np.ndarray, np.ndarray],
+    val: tuple[np.ndarray, np.ndarray],
+    out_dir: Path,
+    *,
+    epochs: int,
+    seed: int,
+    init: Path | None = None,
+) -> dict[str, float]:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = _classifier_net(len(CLASS_CARDS))
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    xtr, ytr = train
+    xva, yva = val
+    counts = np.bincount(ytr, minlength=len(CLASS_CARDS)).astype(np.float32)
+    _log(
+        f"classifier: {len(xtr)} training crops ({int(counts[NONE_CLASS])} 'none'), {len(xva)} validation crops"
+    )
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * ((len(xtr) + 127) // 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    xva_t = torch.from_numpy(to_input(xva))
+    best = -1.0
+    metrics: dict[str, float] = {}
+    for epoch in range(epochs):
+        net.train()
+        order = rng.permutation(len(xtr))
+        t0, seen, loss_sum = time.time(), 0, 0.0
+        for i in range(0, len(order), 128):
+            idx = order[i : i + 128]
+            xb = torch.from_numpy(to_input(_augment(xtr[idx], rng)))
+            yb = torch.from_numpy(ytr[idx])
+            loss = F.cross_entropy(net(xb), yb, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            seen += len(idx)
+            loss_sum += float(loss) * len(idx)
+        net.eval()
+        with torch.no_grad():
+            pred = torch.cat([net(xva_t[i : i + 512]).argmax(1) for i in range(0, len(xva_t), 512)]).numpy()
+        acc = float((pred == yva).mean()) if len(yva) else 0.0
+        cards = yva != NONE_CLASS
+        card_acc = float((pred[cards] == yva[cards]).mean()) if cards.any() else 0.0
+        _log(
+            f"classifier epoch {epoch + 1}/{epochs}: loss {loss_sum / max(seen, 1):.3f}, "
+            f"val accuracy {acc:.4f} (cards {card_acc:.4f}), {time.time() - t0:.0f}s"
+        )
+        if acc >= best:
+            best = acc
+            metrics = {"val_accuracy": acc, "val_card_accuracy": card_acc}
+            torch.save(net.state_dict(), out_dir / f"{CLASSIFIER_NAME}.pt")
+    net.load_state_dict(torch.load(out_dir / f"{CLASSIFIER_NAME}.pt", map_location="cpu"))
+    net.eval()
+    dummy = torch.zeros(1, 3, CROP, CROP)
+    torch.onnx.export(
+        net,
+        (dummy,),
+        str(out_dir / f"{CLASSIFIER_NAME}.onnx"),
+        input_names=["crops"],
+        output_names=["logits"],
+        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+        opset_version=17,
+        dynamo=False,
+    )
+    return metrics
+
+
+# --- detector --------------------------------------------------------------------------------------------------
+
+
+def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
+    """Train the index detector; returns the exported ONNX path (best weights beside it as ``.pt``)."""
+    _offline()
+    from ultralytics import YOLO
+
+    model = YOLO(str(cfg.init)) if cfg.init else YOLO(str(MODEL_YAML), task="detect")
+    model.train(
+        data=str(data_yaml),
+        epochs=cfg.epochs,
+        imgsz=cfg.imgsz,
+        batch=cfg.batch,
+        seed=cfg.seed,
+        deterministic=True,
+        device="cpu",
+        workers=0 if cfg.smoke else 2,
+        project=str(work.resolve()),
+        name="detector",
+        exist_ok=True,
+        pretrained=False,
+        plots=False,
+        amp=False,
+        # Digits mirror and turn into other digits: no flips. Colour is read by the classifier, but keep hue
+        # jitter small anyway so the detector keeps seeing real card colours.
+        fliplr=0.0,
+        flipud=0.0,
+        hsv_h=0.01,
+        hsv_s=0.5,
+        hsv_v=0.35,
+        degrees=0.0,
+        scale=0.25,
+        translate=0.1,
+        mosaic=cfg.mosaic,
+        close_mosaic=max(1, cfg.epochs // 5),
+        cache="ram" if not cfg.smoke else False,
+        val=True,
+        verbose=True,
+        patience=100,
+        lr0=0.01 if cfg.init is None else 0.002,
+        warmup_epochs=1 if cfg.init is None else 0,
+    )
+    weights = work / "detector" / "weights"
+    best = weights / "best.pt" if (weights / "best.pt").exists() else weights / "last.pt"
+    onnx_path = YOLO(str(best)).export(
+        format="onnx", imgsz=cfg.imgsz, simplify=False, dynamic=False, opset=17
+    )
+    return Path(onnx_path)
+
+
+# --- the whole run ---------------------------------------------------------------------------------------------
+
+
+def run(cfg: TrainConfig) -> dict:
+    """Data (rendered if missing), classifier, detector, export; results copied into ``cfg.out``."""
+    import torch
+
+    from vision.dataset import write_dataset
+
+    torch.set_num_threads(cfg.threads)
+    started = time.time()
+    cfg.out.mkdir(parents=True, exist_ok=True)
+    work = cfg.data / "runs"
+    work.mkdir(parents=True, exist_ok=True)
+    data_yaml = cfg.data / "data.yaml"
+    if not data_yaml.exists():
+        _log(f"rendering {cfg.train_images}+{cfg.val_images}+{cfg.heldout_images} scenes into {cfg.data}")
+        write_dataset(
+            cfg.data,
+            train=cfg.train_images,
+            val=cfg.val_images,
+            heldout=cfg.heldout_images,
+            seed=cfg.seed,
+            workers=1 if cfg.smoke else 2,
+        )
+    else:
+        _log(f"using the data already rendered in {cfg.data}")
+    t_data = time.time() - started
+
+    cls_metrics: dict[str, float] = {}
+    t_cls = t_det = 0.0
+    if cfg.stage in ("all", "classifier"):
+        tr = np.load(cfg.data / "crops_train.npz")
+        va = np.load(cfg.data / "crops_val.npz")
+        xtr, ytr = tr["x"], tr["y"]
+        if cfg.extra_data:
+            ex, ey = _extra_crops(cfg.extra_data)
+            xtr, ytr = np.concatenate([xtr, ex]), np.concatenate([ytr, ey])
+        t0 = time.time()
+        cls_metrics = train_classifier(
+            (xtr, ytr),
+            (va["x"], va["y"]),
+            work,
+            epochs=cfg.classifier_epochs,
+            seed=cfg.seed,
+            init=cfg.init_classifier,
+        )
+        t_cls = time.time() - t0
+        shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", cfg.out / f"{CLASSIFIER_NAME}.onnx")
+        shutil.copy(work / f"{CLASSIFIER_NAME}.pt", cfg.out / f"{CLASSIFIER_NAME}.pt")
+    if cfg.stage in ("all", "detector"):
+        if cfg.extra_data:
+            data_yaml = _add_extra_to_detector_data(cfg.data, cfg.extra_data)
+        t0 = time.time()
+        onnx_path = train_detector(cfg, data_yaml, work)
+        t_det = time.time() - t0
+        shutil.copy(onnx_path, cfg.out / f"{DETECTOR_NAME}.onnx")
+        shutil.copy(onnx_path.with_suffix(".pt"), cfg.out / f"{DETECTOR_NAME}.pt")
+    report = {
+        "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
+        "imgsz": cfg.imgsz,
+        "classifier": cls_metrics,
+        "seconds": {"data": round(t_data), "classifier": round(t_cls), "detector": round(t_det)},
+        "torch_threads": cfg.threads,
+    }
+    (cfg.out / f"training-{cfg.stage}.json").write_text(json.dumps(report, indent=2) + "\n")
+    _log(f"done in {time.time() - started:.0f}s; models in {cfg.out}")
+    return report
