@@ -35,6 +35,10 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def token_matches(token_hash: str, token: str | None) -> bool:
+    return bool(token) and hmac.compare_digest(token_hash, hash_token(token or ""))
+
+
 class Player(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "players"
 
@@ -66,8 +70,9 @@ class Game(db.Model):  # type: ignore[name-defined,misc]
     winner: Mapped[str | None] = mapped_column(String(NAME_MAX), default=None)
     rounds_played: Mapped[int] = mapped_column(default=0)
 
+    # Every view needs the seats and their names: two queries up front instead of one per player.
     seats: Mapped[list[GamePlayer]] = relationship(
-        back_populates="game", order_by="GamePlayer.seat", cascade="all, delete-orphan"
+        back_populates="game", order_by="GamePlayer.seat", cascade="all, delete-orphan", lazy="selectin"
     )
     rounds: Mapped[list[Round]] = relationship(
         back_populates="game", order_by="Round.number", cascade="all, delete-orphan"
@@ -83,9 +88,7 @@ class Game(db.Model):  # type: ignore[name-defined,misc]
         return [seat.player.name for seat in self.seats]
 
     def token_matches(self, token: str | None) -> bool:
-        if not token:
-            return False
-        return hmac.compare_digest(self.edit_token_hash, hash_token(token))
+        return token_matches(self.edit_token_hash, token)
 
 
 class GamePlayer(db.Model):  # type: ignore[name-defined,misc]
@@ -100,7 +103,7 @@ class GamePlayer(db.Model):  # type: ignore[name-defined,misc]
     rounds_played: Mapped[int] = mapped_column(default=0)
 
     game: Mapped[Game] = relationship(back_populates="seats")
-    player: Mapped[Player] = relationship(back_populates="seats")
+    player: Mapped[Player] = relationship(back_populates="seats", lazy="joined")
 
     __table_args__ = (UniqueConstraint("game_id", "player_id", name="uq_game_players_player"),)
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import func, update
@@ -125,6 +127,13 @@ def report_from(data: Any, rules: RuleSet) -> RoundReport:
         raise BadInput(exc.reason, player=exc.player) from None
 
 
+@lru_cache(maxsize=8192)
+def _stored_report(text: str, rules: RuleSet) -> RoundReport:
+    # Every page view replays the whole game; reading each stored report once per process keeps that cheap.
+    # Reports are immutable values, so sharing one between requests is safe.
+    return report_from(json.loads(text), rules)
+
+
 def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None) -> GameState:
     """The game's state after its rounds (or after ``reports`` instead), naming the round the engine refuses."""
     rules = ruleset_of(game)
@@ -132,7 +141,11 @@ def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None
     stored = [r.report for r in game.rounds] if reports is None else list(reports)
     for number, data in enumerate(stored, start=1):
         try:
-            state = play_round(state, report_from(data, rules))
+            try:
+                text = json.dumps(data, sort_keys=True)
+            except (TypeError, ValueError):
+                raise BadInput("a stored round is not a report") from None
+            state = play_round(state, _stored_report(text, rules))
         except BadInput as exc:
             raise Conflict(f"round {number}: {exc.message}", player=exc.player) from None
         except IllegalReportError as exc:

@@ -9,7 +9,7 @@ from flask import Response, abort, current_app, jsonify, request
 from .. import scorebook
 from ..access import bearer_token, who
 from ..extensions import db
-from ..models import Game
+from ..models import Game, token_matches
 from . import bp
 
 
@@ -31,13 +31,16 @@ def _body() -> Any:
     return data
 
 
-def _game_for_write(game_id: str) -> Game:
-    game = db.session.get(Game, game_id) if len(game_id) <= 16 else None
-    if game is None:
+def _check_token(game_id: str) -> None:
+    token_hash = (
+        db.session.execute(db.select(Game.edit_token_hash).where(Game.id == game_id)).scalar_one_or_none()
+        if len(game_id) <= 16
+        else None
+    )
+    if token_hash is None:
         raise scorebook.GameNotFound()
-    if not game.token_matches(bearer_token()):
+    if not token_matches(token_hash, bearer_token()):
         abort(403, description="send the game's edit token as 'Authorization: Bearer <edit_token>'")
-    return game
 
 
 def _state(loaded: scorebook.Loaded, status: int = 200) -> tuple[Response, int]:
@@ -83,23 +86,34 @@ def show_game(game_id: str) -> Any:
 
 @bp.post("/games/<game_id>/rounds")
 def add_round(game_id: str) -> tuple[Response, int]:
-    _game_for_write(game_id)
+    _check_token(game_id)
     loaded = scorebook.add_round(game_id, _body(), who("API"))
     body = scorebook.round_dict(loaded.state.rounds[-1])
-    body["game"] = scorebook.state_dict(loaded)
+    state = loaded.state
+    # The saved round and where the game stands now; GET /api/games/<id> has the whole history.
+    body["game"] = {
+        "id": game_id,
+        "version": loaded.game.version,
+        "status": state.status,
+        "round": state.round_number,
+        "dealer": state.dealer,
+        "winner": state.winner,
+        "tie_break_players": list(state.tie_break_players),
+        "players": [p.to_dict() for p in state.players],
+    }
     return jsonify(body), 201
 
 
 @bp.patch("/games/<game_id>/rounds/<int:number>")
 def edit_round(game_id: str, number: int) -> tuple[Response, int]:
-    _game_for_write(game_id)
+    _check_token(game_id)
     loaded = scorebook.edit_round(game_id, number, _body(), who("API"))
     return _state(loaded)
 
 
 @bp.delete("/games/<game_id>/rounds/<int:number>")
 def delete_round(game_id: str, number: int) -> tuple[Response, int]:
-    _game_for_write(game_id)
+    _check_token(game_id)
     loaded = scorebook.delete_round(game_id, number, who("API"))
     return _state(loaded)
 

@@ -53,7 +53,9 @@ def postgres_url() -> str:
     url = database_url(PG_URL)
     engine = create_engine(url)
     with engine.begin() as conn:
-        conn.execute(text("DROP TABLE IF EXISTS alembic_version, " + ", ".join(TABLES) + " CASCADE"))
+        # The server is a throw-away one (.ci/with-postgres): start from an empty schema, whatever ran before.
+        conn.execute(text("DROP SCHEMA public CASCADE"))
+        conn.execute(text("CREATE SCHEMA public"))
     engine.dispose()
     _migrate(url)
     return url
