@@ -58,7 +58,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
 
     from flask_migrate import upgrade
-    from werkzeug.serving import run_simple
+    from werkzeug.serving import make_server
 
     from companion.app import ConfigurationError, create_app
 
@@ -84,6 +84,20 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"phase10 serve: cannot prepare the database: {exc}", file=sys.stderr)
         return 2
 
+    try:
+        # Bind before printing, so a busy port is reported instead of an address that does not answer.
+        server = make_server(args.host, args.port, app, threaded=True)
+    except OSError as exc:
+        print(
+            f"phase10 serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr
+        )
+        return 2
+    except SystemExit:  # werkzeug exits when the port is taken
+        print(
+            f"phase10 serve: port {args.port} is already in use; choose another with --port", file=sys.stderr
+        )
+        return 2
+
     local = f"http://127.0.0.1:{args.port}/"
     print(f"Phase 10 Companion is running.\n  On this computer:  {local}")
     if phone:
@@ -96,10 +110,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print("  Phones cannot reach this address; use --host 0.0.0.0 to serve the local network.")
     print("Press Ctrl+C to stop.", flush=True)
     try:
-        run_simple(args.host, args.port, app, threaded=True, use_reloader=False, use_debugger=False)
-    except OSError as exc:
-        print(
-            f"phase10 serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr
-        )
-        return 2
+        server.serve_forever()
+    finally:
+        server.server_close()
     return 0
