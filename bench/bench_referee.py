@@ -4,7 +4,7 @@ Prints medians and 99th percentiles of ``check_phase`` on ungrouped lay-downs of
 every phase of both phase lists, for lay-downs that are valid (built group by group, then shuffled) and for cards
 dealt at random from the deck (nearly always invalid, so the reason is built too); the brute-force oracle of the
 tests beside it as a ratio (on 8-10 cards: it tries every split of the cards, 2^n of them); and the advisor on
-11-card hands. Run: ``.venv/bin/python bench/bench_referee.py [--quick]``.
+11-card hands. Each input is timed as the best of 3 calls. Run: ``.venv/bin/python bench/bench_referee.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -93,8 +93,9 @@ def random_cards(rules: RuleSet, rng: random.Random, total: int, wilds: int) -> 
     return rng.sample(naturals, total - wilds) + [Card.wild(rules.deck)] * wilds
 
 
-def timed(fn: Callable[[], object], repeat: int = 1) -> float:
-    """Seconds per call, best of ``repeat`` single calls (the inputs are too varied to loop one)."""
+def timed(fn: Callable[[], object], repeat: int = 3) -> float:
+    """Seconds per call: the best of ``repeat`` single calls, so that a pause of the machine (another process, a
+    garbage collection) is not counted as the referee's time."""
     best = float("inf")
     for _ in range(repeat):
         t = time.perf_counter()
@@ -114,7 +115,7 @@ def summary(label: str, seconds: Sequence[float]) -> None:
 def main() -> None:
     quick = "--quick" in sys.argv
     rng = random.Random(2026)
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the start")
     rule_sets = [get_ruleset("standard"), get_ruleset("playing-cards")]
     per_phase = 30 if quick else 150
     valid_times: list[float] = []

@@ -112,11 +112,13 @@ def advise(hand: Sequence[Card], phase: Phase | int, rules: RuleSet | None = Non
     >>> from companion.rules.cards import parse_cards
     >>> advise(parse_cards("R3 B4 G7 Y12 R12"), 2).summary
     'one set of 3 and one run of 4: have 12 12 and 3 4 — need one more 12 for the set and a 1 and a 2 for the run, or wilds'
+    >>> advise(parse_cards("R3 B3 G7 Y12"), 1).summary
+    'two sets of 3: have 3 3 and 7 — need one more 3 for the first set and two more 7s for the second set, or wilds'
     """
     rules = rules or get_ruleset()
     target_phase = resolve_phase(phase, rules)
     reqs = target_phase.requirements
-    naturals = sorted((c for c in hand if c.is_natural), key=Card.sort_key)
+    naturals = sorted((c for c in hand if c.is_natural), key=lambda c: c.number or 0)
     wilds = [c for c in hand if c.is_wild]
     order = sorted(range(len(reqs)), key=lambda i: reqs[i].kind is RUN)
     top = rules.deck.max_rank
@@ -358,7 +360,16 @@ def _summary(phase: Phase, groups: list[GroupAdvice], missing: int, deck: Deck) 
     if len(lacking) == 1:
         needs = lacking[0].need
     else:
-        needs = " and ".join(f"{g.need} for the {g.requirement.kind.value}" for g in lacking)
+        kinds = [g.requirement.kind for g in groups]
+        ordinal = {0: "first ", 1: "second ", 2: "third "}
+
+        def label(g: GroupAdvice) -> str:
+            i = groups.index(g)
+            kind = g.requirement.kind
+            nth = ordinal.get(kinds[:i].count(kind), "") if kinds.count(kind) > 1 else ""
+            return f"{nth}{ {SET: 'set', RUN: 'run', COLOR: 'colour group', SUIT: 'suit group'}[kind] }"
+
+        needs = " and ".join(f"{g.need} for the {label(g)}" for g in lacking)
     if any(g.needs_natural for g in groups):
         return f"{head} — need {needs} (wilds alone are no phase)"
     return f"{head} — need {needs}, or {'a wild' if missing == 1 else 'wilds'}"

@@ -533,6 +533,11 @@ def run_span(numbers: Sequence[int], top: int, wrap: bool) -> int:
     return top - biggest_gap + 1
 
 
+def _by_number(card: Card) -> int:
+    """Sort key that keeps cards of one number in the order they were given."""
+    return card.number or 0
+
+
 def _solve(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> list[list[Card]] | None:
     """Split the numbered cards among the phase's groups so that the wilds can fill them, or ``None``. Exact.
 
@@ -581,7 +586,7 @@ def _solve(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> li
                 return True
         return False
 
-    if not place(0, sorted(naturals, key=Card.sort_key), 0):
+    if not place(0, sorted(naturals, key=_by_number), 0):
         return None
     return chosen
 
@@ -665,9 +670,7 @@ def _arrange(chosen: list[list[Card]], wilds: int, phase: Phase, rules: RuleSet)
 
 def _build(kind: GroupKind, naturals: list[Card], wilds: int, wild: Card, rules: RuleSet) -> LaidGroup:
     if kind is not RUN:
-        return make_group(
-            kind, [*sorted(naturals, key=lambda c: (c.number or 0, str(c))), *[wild] * wilds], rules
-        )
+        return make_group(kind, [*sorted(naturals, key=_by_number), *[wild] * wilds], rules)
     top = rules.deck.max_rank
     length = len(naturals) + wilds
     if not naturals:
