@@ -89,13 +89,23 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from .api import bp as api_bp
     from .games import bp as games_bp
     from .players import bp as players_bp
+    from .referee import bp as referee_bp
 
     csrf.exempt(api_bp)  # the API authenticates with a bearer token, never with a cookie
     # Blueprints, one per area; the photo referee registers next to these.
-    for blueprint in (games_bp, players_bp, api_bp):
+    for blueprint in (games_bp, players_bp, api_bp, referee_bp):
         app.register_blueprint(blueprint)
 
     _register_error_pages(app)
+
+    @app.after_request
+    def safety_headers(response: Any) -> Any:
+        # Edit links carry the game's secret in their path: never pass a URL on to another site.
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+        return response
+
     return app
 
 
