@@ -6,7 +6,7 @@ Layout of ``root``::
     images/{train,val}/*.jpg      scenes
     labels/{train,val}/*.txt      YOLO labels
     crops_{split}.npz             classifier crops (x: N x CROP x CROP x 3 BGR uint8, y: class index)
-    scenes_{split}.json           ground truth per scene: groups in table order (for evaluation)
+    scenes_{split}.json           ground truth per scene: visible cards by group, in table order
 
 Training and validation scenes come from the training pools (fonts, corner styles, textures); the held-out test
 set (``split="heldout"``) comes from the held-out pools and a different seed stream.
@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
+from vision.evaluate import truth_groups
 from vision.render import Split
 from vision.scene import make_scene, yolo_lines
 
@@ -67,7 +68,7 @@ def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.nda
         for n in negs:
             xs.append(crop_index(scene.image, n))
             ys.append(NONE_CLASS)
-    groups = [[str(c) for c in g] for g in scene.groups]
+    groups = [list(g) for g in truth_groups(scene)]
     x = np.stack(xs) if xs else np.zeros((0, CROP, CROP, 3), np.uint8)
     return name, groups, x, np.array(ys, np.int64)
 

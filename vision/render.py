@@ -208,8 +208,9 @@ def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], 
 
 def _corner_layer(
     card: Card, design: Design, ink: tuple[int, int, int], face: tuple[int, int, int]
-) -> tuple[Image.Image, tuple[int, int, int, int]]:
-    """The top-left index on a transparent card-sized layer, and the index box (corner region) it occupies."""
+) -> tuple[Image.Image, tuple[int, int, int, int], tuple[float, float, float, float]]:
+    """The top-left index on a transparent card-sized layer, the index box (corner region) it marks, and the
+    ink box of the index symbol itself."""
     layer = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(layer)
     text = _symbol(card)
@@ -253,7 +254,7 @@ def _corner_layer(
     # the detector the context that tells this upright index from the upside-down one at the other end.
     margin = 0.02 * CARD_W
     box = (0, 0, int(min(CARD_W * 0.45, bx[2] + margin)), int(min(CARD_H * 0.3, bx[3] + margin)))
-    return layer, box
+    return layer, box, (ix, iy, ix + tw, iy + th)
 
 
 def render_card(
@@ -286,7 +287,7 @@ def render_card(
             width=design.frame,
         )
     _draw_centre(draw, card, design, face, text_ink, rng)
-    corner, box = _corner_layer(card, design, text_ink, face)
+    corner, box, _ = _corner_layer(card, design, text_ink, face)
     img.alpha_composite(corner)
     img.alpha_composite(corner.rotate(180))
     arr = np.array(img)

@@ -238,7 +238,7 @@ def train_classifier(
             opt.step()
             sched.step()
             seen += len(idx)
-            loss_sum += float(loss) * len(idx)
+            loss_sum += loss.item() * len(idx)
         net.eval()
         with torch.no_grad():
             pred = torch.cat([net(xva_t[i : i + 512]).argmax(1) for i in range(0, len(xva_t), 512)]).numpy()

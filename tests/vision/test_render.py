@@ -1,0 +1,103 @@
+"""The renderer and its labels agree: every label marks the upright index of a card that is really there."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+
+import numpy as np
+import pytest
+
+from companion.rules.cards import Card, parse_cards
+from vision.render import (
+    CARD_H,
+    CARD_W,
+    HELDOUT_CORNER_STYLES,
+    TRAIN_CORNER_STYLES,
+    Split,
+    _corner_layer,
+    font_files,
+    random_design,
+    render_card,
+)
+from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, make_scene, yolo_lines
+
+CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 W S")
+
+
+@pytest.mark.parametrize("style", TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES)
+@pytest.mark.parametrize("card", CARDS, ids=str)
+def test_index_box_holds_the_whole_printed_index(card: Card, style: str) -> None:
+    rng = np.random.default_rng(1)
+    for split in Split:
+        design = dataclasses.replace(random_design(rng, split), corner_style=style)
+        face, _ = render_card(card, design, rng)
+        layer, (x1, y1, x2, y2), (gx1, gy1, gx2, gy2) = _corner_layer(
+            card, design, (200, 30, 30), design.paper
+        )
+        # The symbol lies inside the labelled box, and something is drawn where the symbol is said to be.
+        assert x1 <= gx1 < gx2 < x2 and y1 <= gy1 < gy2 < y2, (card, style)
+        alpha = np.asarray(layer)[..., 3]
+        assert (alpha[round(gy1) : round(gy2), round(gx1) : round(gx2)] > 0).sum() > 20
+        if style not in ("tab", "circle", "patch"):
+            # Bare, boxed or underlined indexes: every drawn pixel is inside the box.
+            ys, xs = np.nonzero(alpha)
+            assert xs.max() < x2 and ys.max() < y2, (card, style)
+        assert (x1, y1) == (0, 0) and x2 < CARD_W / 2 and y2 < CARD_H / 3
+        assert face.shape == (CARD_H, CARD_W, 4)
+
+
+def test_every_font_draws_every_index_symbol() -> None:
+    from PIL import ImageFont
+
+    for split in Split:
+        for path in font_files(split):
+            font = ImageFont.truetype(str(path), 40)
+            for symbol in ("1", "6", "9", "10", "12", "W", "S"):
+                x0, y0, x1, y1 = font.getbbox(symbol)
+                assert x1 > x0 and y1 > y0, (path.name, symbol)
+
+
+def test_held_out_pools_share_nothing_with_training() -> None:
+    assert not set(font_files(Split.TRAIN)) & set(font_files(Split.HELDOUT))
+    assert not set(TRAIN_CORNER_STYLES) & set(HELDOUT_CORNER_STYLES)
+    assert not set(TRAIN_TEXTURES) & set(HELDOUT_TEXTURES)
+
+
+def test_same_seed_same_scene() -> None:
+    a, b = make_scene(42), make_scene(42)
+    assert np.array_equal(a.image, b.image)
+    assert yolo_lines(a) == yolo_lines(b)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_labels_mark_visible_card_corners(seed: int) -> None:
+    scene = make_scene(10_000 + seed, Split.TRAIN if seed % 2 else Split.HELDOUT)
+    h, w = scene.image.shape[:2]
+    lines = yolo_lines(scene)
+    assert len(lines) == sum(pc.visible for pc in scene.cards)
+    assert sum(len(g) for g in scene.groups) == len(scene.cards)
+    for line in lines:
+        cls, cx, cy, bw, bh = line.split()
+        assert cls == "0"
+        assert 0 < float(cx) < 1 and 0 < float(cy) < 1 and 0 < float(bw) < 0.5 and 0 < float(bh) < 0.5
+    for pc in scene.cards:
+        if not pc.visible:
+            continue
+        x1, y1, x2, y2 = (round(v) for v in pc.box)
+        crop = scene.image[y1:y2, x1:x2].astype(np.float32)
+        # A printed index has strong contrast (ink against paper or patch); bare table texture mostly does not.
+        assert crop.std() > 12, (pc.card, pc.box)
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+
+
+def test_fanned_groups_come_in_table_order() -> None:
+    for seed in range(20):
+        scene = make_scene(20_000 + seed)
+        for gi, group in enumerate(scene.groups):
+            placed = [pc for pc in scene.cards if pc.group == gi]
+            assert [pc.card for pc in placed] == group
+            if len(group) > 1 and all(pc.visible for pc in placed):
+                xs = [pc.box[0] for pc in placed]
+                # A fan runs left to right on the table; the camera turns it by 10 degrees at most.
+                assert sum(b > a for a, b in itertools.pairwise(xs)) >= len(xs) - 2
