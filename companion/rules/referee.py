@@ -271,6 +271,10 @@ def make_group(kind: GroupKind, cards: Sequence[Card], rules: RuleSet | None = N
         raise InvalidGroupError("a group needs at least one card")
     if any(c.is_skip for c in cards):
         raise InvalidGroupError(SKIP_REASON)
+    if kind is SUIT and rules.deck is Deck.STANDARD:
+        raise InvalidGroupError(
+            "Phase 10 cards have colours, not suits; suit groups belong to the playing-card game"
+        )
     if kind is RUN:
         return _make_run(cards, rules)
     naturals = [c for c in cards if c.is_natural]
@@ -636,6 +640,8 @@ def _check_ungrouped(cards: list[Card], phase: Phase, rules: RuleSet) -> Verdict
         return _invalid(SKIP_REASON, phase)
     naturals = [c for c in cards if c.is_natural]
     wilds = len(cards) - len(naturals)
+    if not cards:
+        return _invalid("no cards were put down", phase)
     if not naturals:
         return _invalid(NATURAL_REASON, phase)
     if len(cards) < phase.min_cards:

@@ -370,6 +370,10 @@ def test_bad_input_raises_value_errors():
         check_phase([Card.parse("R1"), [Card.parse("R1")]], 1)  # type: ignore[list-item]
 
 
+def test_nothing_put_down_is_no_phase():
+    assert check_phase([], 1).reason == "no cards were put down"
+
+
 def test_make_group_names_the_problem_with_typed_cards():
     with pytest.raises(InvalidGroupError, match="has a gap at 5"):
         make_group(GroupKind.RUN, parse_cards("R3 R4 R6"))
@@ -377,6 +381,8 @@ def test_make_group_names_the_problem_with_typed_cards():
         make_group(GroupKind.RUN, parse_cards("R3 R4 W W R6"))
     with pytest.raises(InvalidGroupError, match="at least one card"):
         make_group(GroupKind.SET, ())
+    with pytest.raises(InvalidGroupError, match="colours, not suits"):
+        make_group(GroupKind.SUIT, parse_cards("R5 R6"))
     assert make_group(GroupKind.SUIT, parse_cards("AH JK 5H", Deck.PLAYING), PLAYING).to_dict()["wilds"] == [
         {"index": 1, "as": "hearts"}
     ]
