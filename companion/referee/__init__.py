@@ -1,0 +1,27 @@
+"""The photo referee: check a phase or a hit from a photo or from tapped-in cards, from the game table or alone.
+
+One blueprint holds the pages (``/referee/...``, forms protected by CSRF) and the read-only JSON endpoint
+``POST /api/check`` (token-free like the rest of ``/api`` reads: it changes nothing). The camera (``vision``) is
+imported only when a photo arrives, so the app starts and the tap-entry referee works without the vision extra.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint
+from flask.blueprints import BlueprintSetupState
+
+bp = Blueprint("referee", __name__)
+
+
+@bp.record_once
+def _setup(state: BlueprintSetupState) -> None:
+    from . import marks
+
+    app = state.app
+    app.config.setdefault("PHOTO_MAX_BYTES", 16 * 1024 * 1024)
+    app.config.setdefault("PHOTO_MAX_PIXELS", 50_000_000)
+    app.config.setdefault("TRAINING_MAX_PHOTOS", 2000)
+    marks.connect(app)
+
+
+from . import api, routes  # noqa: E402,F401

@@ -1,0 +1,131 @@
+"""Confirmed photos become training data for the card camera.
+
+When a player has corrected a reading and allows it, the photo is kept in the instance folder with YOLO labels
+derived from the confirmed cards and their boxes, in the layout ``phase10 train --extra-data PATH`` reads
+(``images/NAME.jpg`` and ``labels/NAME.txt`` with the card classes of ``vision.crops.CLASS_CARDS``), plus
+``meta/NAME.json`` recording what was confirmed. A card typed in without a place on the photo cannot be
+labelled, so a photo is kept only when every confirmed card has a box.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import secrets
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from flask import current_app
+
+from companion.rules import Card, Deck, InvalidCardError
+
+from . import camera
+from .checking import CheckError
+
+# Long enough that every card index stays sharper than the classifier's crop; a 12-MP original is kept at half size.
+KEEP_LONG_SIDE = 2000
+MAX_LABELLED_CARDS = 60
+
+
+def folder() -> Path:
+    configured = current_app.config.get("TRAINING_FOLDER")
+    return Path(configured) if configured else Path(current_app.instance_path) / "training"
+
+
+def kept_count(root: Path) -> int:
+    images = root / "images"
+    return sum(1 for _ in images.glob("*.jpg")) if images.is_dir() else 0
+
+
+def parse_confirmed(
+    raw: str | None, width: int, height: int
+) -> list[tuple[Card, tuple[float, float, float, float]]]:
+    """The confirmed cards with their boxes (upright photo pixels), checked against the photo's size."""
+    if not raw:
+        raise CheckError("the confirmed cards are missing", field="cards")
+    try:
+        items = json.loads(raw)
+    except json.JSONDecodeError:
+        raise CheckError("the confirmed cards are not valid JSON", field="cards") from None
+    if not isinstance(items, list) or not items:
+        raise CheckError("confirm at least one card before keeping the photo", field="cards")
+    if len(items) > MAX_LABELLED_CARDS:
+        raise CheckError(f"at most {MAX_LABELLED_CARDS} cards can be labelled in one photo", field="cards")
+    out: list[tuple[Card, tuple[float, float, float, float]]] = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("card"), str):
+            raise CheckError('each confirmed card is {"card": "R7", "box": [x1, y1, x2, y2]}', field="cards")
+        try:
+            card = Card.parse(item["card"], Deck.STANDARD)
+        except InvalidCardError as exc:
+            raise CheckError(f"{exc}; the camera learns Phase 10 cards only", field="cards") from None
+        box = item.get("box")
+        if box is None:
+            raise CheckError(
+                f"{card} was typed in without its place on the photo: tap the photo where its corner is, "
+                "or the photo cannot teach the camera",
+                field="cards",
+            )
+        out.append((card, _box(box, card, width, height)))
+    return out
+
+
+def _box(box: Any, card: Card, width: int, height: int) -> tuple[float, float, float, float]:
+    if (
+        not isinstance(box, Sequence)
+        or len(box) != 4
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in box)
+    ):
+        raise CheckError(f"the box of {card} must be four numbers [x1, y1, x2, y2]", field="cards")
+    x1, y1, x2, y2 = (float(v) for v in box)
+    x1, x2 = max(0.0, min(x1, width)), max(0.0, min(x2, width))
+    y1, y2 = max(0.0, min(y1, height)), max(0.0, min(y2, height))
+    if x2 - x1 < 2 or y2 - y1 < 2:
+        raise CheckError(f"the box of {card} lies outside the photo or has no size", field="cards")
+    return x1, y1, x2, y2
+
+
+def keep(
+    data: bytes,
+    raw_cards: str | None,
+    width: int,
+    height: int,
+    meta: dict[str, Any],
+) -> tuple[str, int]:
+    """Store the photo with its labels; returns the example's name and how many photos are kept."""
+    max_pixels = int(current_app.config["PHOTO_MAX_PIXELS"])
+    try:
+        decoded = camera.decode_upright(data, max_pixels=max_pixels, long_side=KEEP_LONG_SIDE)
+    except camera.PhotoError as exc:
+        raise CheckError(f"this photo cannot be read: {exc}", field="photo") from None
+    except camera.CameraUnavailable as exc:
+        raise CheckError(str(exc), status=503, field="photo") from None
+    if (decoded.width, decoded.height) != (width, height):
+        raise CheckError(
+            f"the boxes were drawn on a {width}x{height} photo but this one is {decoded.width}x{decoded.height}",
+            field="photo",
+        )
+    confirmed = parse_confirmed(raw_cards, width, height)
+    root = folder()
+    limit = int(current_app.config["TRAINING_MAX_PHOTOS"])
+    if kept_count(root) >= limit:
+        raise CheckError(
+            f"the training folder already holds {limit} photos: train with them "
+            f"(phase10 train --extra-data {root}) and move them elsewhere first",
+            status=507,
+        )
+    from vision.train import write_extra_example
+
+    name = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(4)
+    scaled = [(card, tuple(v / decoded.scale for v in box)) for card, box in confirmed]
+    write_extra_example(root, name, decoded.image, scaled)  # type: ignore[arg-type]
+    (root / "meta").mkdir(parents=True, exist_ok=True)
+    record = {
+        **meta,
+        "cards": [{"card": str(card), "box": list(box)} for card, box in confirmed],
+        "original_size": [width, height],
+        "kept_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    }
+    (root / "meta" / f"{name}.json").write_text(json.dumps(record, indent=1))
+    return name, kept_count(root)

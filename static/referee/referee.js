@@ -1,0 +1,583 @@
+// The photo referee page: chips for the cards, a photo with a box on each card, and the engine's verdict.
+// Every verdict comes from POST /api/check: no rule is decided in this file.
+(function () {
+  "use strict";
+  const root = document.getElementById("referee");
+  if (!root) return;
+  root.classList.add("js");
+  const $ = (id) => document.getElementById(id);
+  const initial = JSON.parse($("referee-state").textContent);
+  const catalogue = initial.catalogue;
+  const mode = initial.mode;
+  const game = initial.game;
+  const api = root.dataset.api;
+
+  let rules = initial.rules;
+  let rows = [];            // rows of chips: {card, box, conf, photo, typed}
+  let photo = null;         // {id, file, url, width, height}
+  let photoSeq = 0;
+  let lastVerdict = null;
+  let inflight = null;
+  let timer = null;
+  let placing = null;       // a chip waiting for its place on the photo
+
+  // ------------------------------------------------------------------ cards
+
+  const deck = () => catalogue[rules.name].deck;
+  const RANKS = {1: "A", 11: "J", 12: "Q", 13: "K"};
+  const SUIT_SIGN = {S: "♠", H: "♥", D: "♦", C: "♣"};
+
+  function face(card) {
+    if (card === "W") return {cls: "c-W", text: "W", title: "Wild"};
+    if (card === "S") return {cls: "c-S", text: "S", title: "Skip"};
+    if (card === "JK") return {cls: "c-P", text: "🃏", title: "Joker"};
+    let m = /^([RBGY])(\d{1,2})$/.exec(card);
+    if (m) {
+      const names = {R: "red", B: "blue", G: "green", Y: "yellow"};
+      return {cls: "c-" + m[1], text: m[2], title: names[m[1]] + " " + m[2]};
+    }
+    m = /^(A|J|Q|K|\d{1,2})([SHDC])$/.exec(card);
+    if (m) {
+      const red = m[2] === "H" || m[2] === "D";
+      return {cls: "c-P" + (red ? " red" : ""), text: m[1] + SUIT_SIGN[m[2]], title: m[1] + " of " + {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[m[2]]};
+    }
+    return {cls: "c-S", text: card, title: card};
+  }
+
+  function chipEl(chip, mini) {
+    const f = face(chip.card);
+    const el = document.createElement(mini ? "span" : "button");
+    if (!mini) el.type = "button";
+    el.className = "chip " + f.cls;
+    el.textContent = f.text;
+    el.title = f.title;
+    el.setAttribute("aria-label", f.title);
+    el.dataset.card = chip.card;
+    if (!mini && chip.conf !== null && chip.conf !== undefined && chip.conf < 0.6) el.classList.add("unsure");
+    if (!mini && chip.typed) el.classList.add("typed");
+    return el;
+  }
+
+  const parseTokens = (text) => (text || "").replace(/,/g, " ").split(/\s+/).filter(Boolean).map((t) => t.toUpperCase());
+  const newChip = (card, extra) => Object.assign({card: card, box: null, conf: null, photo: null, typed: true}, extra || {});
+
+  // ------------------------------------------------------------------ rows
+
+  function groupsOfPhase() {
+    const p = catalogue[rules.name].phases[String(currentPhase())];
+    return p ? p.groups : 1;
+  }
+
+  function currentPhase() {
+    const sel = $("ref-phase");
+    return sel ? parseInt(sel.value, 10) : initial.phase;
+  }
+
+  function ensureRows() {
+    const want = mode === "hit" ? 2 : Math.max(1, groupsOfPhase());
+    while (rows.length < want) rows.push([]);
+  }
+
+  function rowLabel(i) {
+    if (mode === "hit") return i === 0 ? "The group on the table (in table order)" : "Cards to add";
+    return "Group " + (i + 1);
+  }
+
+  function renderRows() {
+    const box = $("ref-rows");
+    box.textContent = "";
+    rows.forEach((row, i) => {
+      const line = document.createElement("div");
+      line.className = "ref-row";
+      line.dataset.row = String(i);
+      const label = document.createElement("div");
+      label.className = "ref-row-label";
+      label.textContent = rowLabel(i);
+      if (mode === "phase" && row.length === 0 && rows.length > 1) {
+        const drop = document.createElement("button");
+        drop.type = "button";
+        drop.className = "link";
+        drop.textContent = "remove group";
+        drop.addEventListener("click", () => { rows.splice(i, 1); changed(); });
+        label.appendChild(drop);
+      }
+      line.appendChild(label);
+      row.forEach((chip, j) => {
+        const el = chipEl(chip, false);
+        el.addEventListener("click", () => openPicker(i, j));
+        line.appendChild(el);
+      });
+      const add = document.createElement("button");
+      add.type = "button";
+      add.className = "chip add";
+      add.textContent = "+";
+      add.setAttribute("aria-label", "add a card to " + rowLabel(i).toLowerCase());
+      add.addEventListener("click", () => openPicker(i, -1));
+      line.appendChild(add);
+      box.appendChild(line);
+    });
+    drawBoxes();
+    updateKeep();
+  }
+
+  function changed() {
+    renderRows();
+    scheduleCheck();
+  }
+
+  // ------------------------------------------------------------------ the photo
+
+  function drawBoxes(highlight) {
+    const svg = $("ref-boxes");
+    if (!photo) return;
+    svg.setAttribute("viewBox", "0 0 " + photo.width + " " + photo.height);
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.textContent = "";
+    const size = Math.max(12, Math.round(photo.width / 38));
+    const NS = "http://www.w3.org/2000/svg";
+    rows.forEach((row) => row.forEach((chip) => {
+      if (chip.photo !== photo.id || !chip.box) return;
+      const [x1, y1, x2, y2] = chip.box;
+      const r = document.createElementNS(NS, "rect");
+      r.setAttribute("x", x1); r.setAttribute("y", y1);
+      r.setAttribute("width", x2 - x1); r.setAttribute("height", y2 - y1);
+      if (chip.conf !== null && chip.conf < 0.6) r.classList.add("unsure");
+      if (chip === highlight) r.classList.add("picked");
+      svg.appendChild(r);
+      const t = document.createElementNS(NS, "text");
+      t.setAttribute("x", x1);
+      t.setAttribute("y", Math.max(size, y1 - size * 0.25));
+      t.setAttribute("font-size", size);
+      t.textContent = chip.card;
+      svg.appendChild(t);
+    }));
+  }
+
+  function medianBox() {
+    const sizes = [];
+    rows.forEach((row) => row.forEach((c) => { if (c.photo === photo.id && c.box) sizes.push([c.box[2] - c.box[0], c.box[3] - c.box[1]]); }));
+    if (!sizes.length) return [photo.width / 25, photo.width / 18];
+    sizes.sort((a, b) => a[0] - b[0]);
+    return sizes[Math.floor(sizes.length / 2)];
+  }
+
+  function startPlacing(chip) {
+    if (!photo) return;
+    placing = chip;
+    $("ref-photo").classList.add("placing");
+    status("Tap the photo on " + face(chip.card).title + "'s corner so the camera can learn it, or carry on.");
+  }
+
+  $("ref-boxes").addEventListener("click", (ev) => {
+    if (!placing || !photo) return;
+    const rect = ev.currentTarget.getBoundingClientRect();
+    const x = (ev.clientX - rect.left) / rect.width * photo.width;
+    const y = (ev.clientY - rect.top) / rect.height * photo.height;
+    const [w, h] = medianBox();
+    placing.box = [Math.max(0, x - w / 2), Math.max(0, y - h / 2), Math.min(photo.width, x + w / 2), Math.min(photo.height, y + h / 2)];
+    placing.photo = photo.id;
+    placing = null;
+    $("ref-photo").classList.remove("placing");
+    status("Placed.");
+    renderRows();
+  });
+
+  function usePhoto(file) {
+    if (!file) return;
+    if (photo) URL.revokeObjectURL(photo.url);
+    photoSeq += 1;
+    photo = {id: photoSeq, file: file, url: URL.createObjectURL(file), width: 0, height: 0};
+    $("ref-img").src = photo.url;
+    $("ref-photo").hidden = false;
+    $("ref-boxes").textContent = "";
+    $("ref-keep-status").textContent = "";
+    status("Reading the cards…");
+    const fd = new FormData();
+    fd.append("photo", file);
+    fd.append("rules", JSON.stringify(rules));
+    if (mode === "hit") {
+      fd.append("kind", $("ref-kind").value);
+      fd.append("end", $("ref-end").value);
+      if (rows[0] && rows[0].length && !rows[1].length) fd.append("onto", rows[0].map((c) => c.card).join(" "));
+    } else {
+      fd.append("phase", String(currentPhase()));
+    }
+    const id = photo.id;
+    busy(true);
+    fetch(api, {method: "POST", body: fd})
+      .then((r) => r.json().catch(() => ({error: "the server answered " + r.status})).then((body) => ({ok: r.ok, status: r.status, body: body})))
+      .then(({ok, body}) => {
+        if (!photo || photo.id !== id) return;
+        busy(false);
+        if (body.width) { photo.width = body.width; photo.height = body.height; }
+        if (!ok && !body.cards) { status(""); showError(body.error || "the photo could not be read"); return; }
+        const found = (body.cards || []).map((c) => newChip(c.card, {box: c.box, conf: c.confidence, photo: id, typed: false}));
+        const detected = (body.detected || []).map((g) => g.map((k) => found[k]));
+        if (mode === "hit") {
+          if (body.onto && fd.has("onto")) rows[1] = detected.flat();
+          else rows = [detected[0] || [], detected.slice(1).flat()];
+        } else {
+          rows = detected.length ? detected : [[]];
+        }
+        ensureRows();
+        renderRows();
+        const unsure = found.filter((c) => c.conf < 0.6).length;
+        status(found.length ? found.length + " card" + (found.length === 1 ? "" : "s") + " found" + (unsure ? "; check the ones marked ?" : "") + ". Tap a card to correct it." : "");
+        if (!ok) { showError(body.error); return; }
+        showVerdict(body);
+      })
+      .catch(() => { busy(false); status(""); showError("the photo could not be sent: check the connection and try again"); });
+  }
+
+  ["ref-take", "ref-pick"].forEach((id) => {
+    const input = $(id);
+    if (input) input.addEventListener("change", () => { usePhoto(input.files[0]); input.value = ""; });
+  });
+
+  // ------------------------------------------------------------------ checking
+
+  function status(text) { $("ref-status").textContent = text; }
+  function busy(on) { $("ref-verdict").classList.toggle("busy", on); }
+
+  function requestBody() {
+    const cards = (row) => row.map((c) => c.card);
+    if (mode === "hit") {
+      if (!rows[0].length || !rows[1].length) return null;
+      return {rules: rules, kind: $("ref-kind").value, end: $("ref-end").value || null, onto: cards(rows[0]), cards: cards(rows[1])};
+    }
+    const filled = rows.filter((r) => r.length);
+    if (!filled.length) return null;
+    const fromPhoto = filled.some((r) => r.some((c) => !c.typed));
+    // Typed in one row, the referee finds the arrangement; rows from a photo are checked as they lie.
+    if (filled.length === 1 && !fromPhoto && groupsOfPhase() > 1) return {rules: rules, phase: currentPhase(), cards: cards(filled[0])};
+    return {rules: rules, phase: currentPhase(), groups: filled.map(cards)};
+  }
+
+  function scheduleCheck() {
+    clearTimeout(timer);
+    timer = setTimeout(runCheck, 120);
+  }
+
+  function runCheck() {
+    const body = requestBody();
+    if (inflight) inflight.abort();
+    if (!body) { lastVerdict = null; hint(); return; }
+    inflight = new AbortController();
+    busy(true);
+    fetch(api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body), signal: inflight.signal})
+      .then((r) => r.json().then((b) => ({ok: r.ok, body: b})))
+      .then(({ok, body: answer}) => {
+        busy(false);
+        if (!ok) { showError(answer.error || "the referee could not read that"); return; }
+        answer.arranged = "cards" in body && mode === "phase";
+        showVerdict(answer);
+      })
+      .catch((e) => { if (e.name !== "AbortError") { busy(false); showError("the referee could not be reached: check the connection"); } });
+  }
+
+  function hint() {
+    const v = $("ref-verdict");
+    v.textContent = "";
+    const p = document.createElement("p");
+    p.className = "muted";
+    p.textContent = mode === "hit" ? "Add the group on the table and the cards to hit with." : "Take a photo or tap the cards in: the verdict appears here.";
+    v.appendChild(p);
+    showMark(null);
+  }
+
+  function showError(text) {
+    lastVerdict = null;
+    const v = $("ref-verdict");
+    v.textContent = "";
+    const p = document.createElement("p");
+    p.className = "error";
+    p.setAttribute("role", "alert");
+    p.textContent = text;
+    v.appendChild(p);
+    showMark(null);
+  }
+
+  function rank(n) { return deck() === "playing-cards" ? (RANKS[n] || String(n)) : String(n); }
+
+  function groupTitle(g) {
+    if (g.kind === "set") return g.number ? "Set of " + rank(g.number) + "s" : "Set of wilds";
+    if (g.kind === "run") return g.low ? "Run " + rank(g.low) + "–" + rank(g.high) : "Run of wilds";
+    if (g.kind === "color") return (g.color ? g.color[0].toUpperCase() + g.color.slice(1) : "Any colour") + " cards";
+    return (g.suit ? g.suit[0].toUpperCase() + g.suit.slice(1) : "Any suit") + " cards";
+  }
+
+  function groupItem(g) {
+    const li = document.createElement("li");
+    const what = document.createElement("span");
+    what.className = "what";
+    what.textContent = groupTitle(g);
+    li.appendChild(what);
+    const mini = document.createElement("span");
+    mini.className = "mini";
+    g.cards.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
+    li.appendChild(mini);
+    const wilds = (g.wilds || []).filter((w) => w.as !== null && w.as !== undefined);
+    if (wilds.length) {
+      const as = document.createElement("span");
+      as.className = "wild-as";
+      as.textContent = wilds.map((w) => g.cards[w.index] + " = " + (typeof w.as === "number" ? rank(w.as) : w.as)).join(", ");
+      li.appendChild(as);
+    }
+    return li;
+  }
+
+  function hitLink(g) {
+    const params = new URLSearchParams({mode: "hit", kind: g.kind, onto: g.cards.join(" ")});
+    if (game) { params.set("game", game.id); if (game.player) params.set("player", game.player); }
+    else { params.set("rules", rules.name); if (rules.wrap_runs) params.set("wrap", "1"); }
+    const a = document.createElement("a");
+    a.className = "hit-this";
+    a.href = location.pathname + "?" + params.toString();
+    a.textContent = "Hit this group";
+    return a;
+  }
+
+  function showVerdict(answer) {
+    lastVerdict = answer;
+    const v = $("ref-verdict");
+    v.textContent = "";
+    const head = document.createElement("p");
+    const text = document.createElement("p");
+    if (mode === "hit") {
+      head.className = answer.legal ? "ref-ok" : "ref-bad";
+      head.textContent = answer.legal ? "✓ Legal hit" : "✗ Not legal";
+      v.appendChild(head);
+      if (!answer.legal) { text.textContent = answer.reason; v.appendChild(text); }
+      const ul = document.createElement("ul");
+      ul.appendChild(groupItem(answer.legal ? answer.laid : answer.onto));
+      v.appendChild(ul);
+      showMark(null);
+      return;
+    }
+    head.className = answer.valid ? "ref-ok" : "ref-bad";
+    head.textContent = answer.valid ? "✓ Valid: phase " + answer.phase + " (" + answer.phase_description + ")" : "✗ Not valid";
+    v.appendChild(head);
+    if (!answer.valid) { text.textContent = answer.reason; v.appendChild(text); }
+    if (answer.valid) {
+      if (answer.arranged) { text.className = "muted small"; text.textContent = "Arranged by the referee:"; v.appendChild(text); }
+      const ul = document.createElement("ul");
+      answer.groups.forEach((g) => { const li = groupItem(g); li.appendChild(hitLink(g)); ul.appendChild(li); });
+      v.appendChild(ul);
+    }
+    showMark(answer.valid ? answer : null);
+  }
+
+  function showMark(answer) {
+    const form = $("ref-mark");
+    if (!form) return;
+    form.hidden = !answer;
+    if (answer) {
+      $("ref-mark-phase").value = String(answer.phase);
+      $("ref-mark-groups").value = answer.groups.map((g) => g.cards.join(" ")).join(" | ");
+    }
+  }
+
+  // ------------------------------------------------------------------ the picker
+
+  const picker = $("ref-picker");
+  let target = null;       // {row, index} (index -1: a new card)
+  let pickedSuit = null;
+
+  function pickButton(label, cls, onClick, pressed) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "pick " + (cls || "");
+    b.textContent = label;
+    if (pressed !== undefined) b.setAttribute("aria-pressed", pressed ? "true" : "false");
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function setCard(card) {
+    if (target.index < 0) {
+      const chip = newChip(card, {photo: photo ? photo.id : null});
+      rows[target.row].push(chip);
+      picker.close();
+      changed();
+      if (photo) startPlacing(chip);
+      return;
+    }
+    const chip = rows[target.row][target.index];
+    chip.card = card;
+    chip.conf = null;  // a corrected card is certain
+    fillPicker();
+    changed();
+  }
+
+  function fillPicker() {
+    const chip = target.index >= 0 ? rows[target.row][target.index] : null;
+    $("ref-picker-title").textContent = chip ? "Change " + face(chip.card).title : "Add a card to " + rowLabel(target.row).toLowerCase();
+    const current = chip ? chip.card : "";
+    const suits = $("ref-suits"), ranks = $("ref-ranks"), specials = $("ref-specials"), moves = $("ref-moves");
+    suits.textContent = ""; ranks.textContent = ""; specials.textContent = ""; moves.textContent = "";
+    const playing = deck() === "playing-cards";
+    const suitKeys = playing ? ["S", "H", "D", "C"] : ["R", "B", "G", "Y"];
+    const m = playing ? /^(A|J|Q|K|\d{1,2})([SHDC])$/.exec(current) : /^([RBGY])(\d{1,2})$/.exec(current);
+    const curSuit = m ? (playing ? m[2] : m[1]) : null;
+    const curRank = m ? (playing ? m[1] : m[2]) : null;
+    if (!pickedSuit || suitKeys.indexOf(pickedSuit) < 0) pickedSuit = curSuit || suitKeys[0];
+    suitKeys.forEach((s) => {
+      const label = playing ? SUIT_SIGN[s] : {R: "Red", B: "Blue", G: "Green", Y: "Yellow"}[s];
+      const cls = playing ? (s === "H" || s === "D" ? "s-red" : "") : "c-" + s;
+      suits.appendChild(pickButton(label, cls, () => { pickedSuit = s; fillPicker(); }, s === pickedSuit));
+    });
+    const rankList = playing ? ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] : ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
+    rankList.forEach((r) => {
+      const card = playing ? r + pickedSuit : pickedSuit + r;
+      ranks.appendChild(pickButton(r, "", () => setCard(card), card === current && r === curRank));
+    });
+    (playing ? [["JK", "Joker"]] : [["W", "Wild"], ["S", "Skip"]]).forEach(([card, label]) => {
+      specials.appendChild(pickButton(label, "", () => setCard(card), card === current));
+    });
+    $("ref-remove").hidden = !chip;
+    if (!chip) return;
+    const row = rows[target.row];
+    if (target.index > 0) moves.appendChild(pickButton("◀ Earlier", "", () => { swap(-1); }));
+    if (target.index < row.length - 1) moves.appendChild(pickButton("Later ▶", "", () => { swap(1); }));
+    rows.forEach((_, k) => {
+      if (k === target.row) return;
+      moves.appendChild(pickButton("Move to " + rowLabel(k).replace(/ \(.*\)/, "").toLowerCase(), "", () => {
+        const [moved] = rows[target.row].splice(target.index, 1);
+        rows[k].push(moved);
+        picker.close();
+        changed();
+      }));
+    });
+    if (mode === "phase" && row.length > 1) {
+      moves.appendChild(pickButton("Move to a new group", "", () => {
+        const [moved] = rows[target.row].splice(target.index, 1);
+        rows.push([moved]);
+        picker.close();
+        changed();
+      }));
+    }
+  }
+
+  function swap(step) {
+    const row = rows[target.row];
+    const j = target.index + step;
+    [row[target.index], row[j]] = [row[j], row[target.index]];
+    target.index = j;
+    fillPicker();
+    changed();
+  }
+
+  function openPicker(row, index) {
+    target = {row: row, index: index};
+    pickedSuit = null;
+    fillPicker();
+    if (index >= 0) drawBoxes(rows[row][index]);
+    if (typeof picker.showModal === "function") picker.showModal(); else picker.setAttribute("open", "");
+  }
+
+  picker.addEventListener("close", () => {
+    if (picker.returnValue === "remove" && target && target.index >= 0) {
+      rows[target.row].splice(target.index, 1);
+      changed();
+    } else {
+      drawBoxes();
+    }
+    picker.returnValue = "";
+  });
+
+  // ------------------------------------------------------------------ keeping a photo for training
+
+  function photoChips() {
+    const out = [];
+    if (!photo) return out;
+    rows.forEach((row) => row.forEach((c) => { if (c.photo === photo.id) out.push(c); }));
+    return out;
+  }
+
+  function updateKeep() {
+    const section = $("ref-keep");
+    const chips = photoChips();
+    section.hidden = !photo || !photo.width || !chips.length || deck() !== "standard";
+    const unplaced = chips.filter((c) => !c.box);
+    const allow = $("ref-allow").checked;
+    $("ref-keep-button").disabled = !allow || unplaced.length > 0;
+    if (unplaced.length) {
+      $("ref-keep-status").textContent = unplaced.map((c) => c.card).join(" ") + (unplaced.length === 1 ? " has" : " have") + " no place on the photo yet: tap " + (unplaced.length === 1 ? "it" : "each") + ", then tap the photo where its corner is.";
+    }
+  }
+
+  $("ref-allow").addEventListener("change", updateKeep);
+
+  $("ref-keep-button").addEventListener("click", () => {
+    const chips = photoChips();
+    const fd = new FormData();
+    fd.append("photo", photo.file);
+    fd.append("allow", "1");
+    fd.append("width", String(photo.width));
+    fd.append("height", String(photo.height));
+    fd.append("cards", JSON.stringify(chips.map((c) => ({card: c.card, box: c.box}))));
+    fd.append("groups", JSON.stringify(rows.map((r) => r.map((c) => c.card))));
+    fd.append("phase", mode === "phase" ? String(currentPhase()) : "");
+    const out = $("ref-keep-status");
+    out.textContent = "Keeping the photo…";
+    $("ref-keep-button").disabled = true;
+    fetch(root.dataset.keep, {method: "POST", body: fd, headers: {"X-CSRFToken": root.dataset.csrf}})
+      .then((r) => r.json().catch(() => ({error: "the server refused it (" + r.status + "); reload the page and try again"})))
+      .then((body) => {
+        out.textContent = body.error ? "Not kept: " + body.error : body.message;
+        $("ref-allow").checked = false;
+        updateKeep();
+      })
+      .catch(() => { out.textContent = "Not kept: the server could not be reached."; updateKeep(); });
+  });
+
+  // ------------------------------------------------------------------ set-up
+
+  const rulesSel = $("ref-rules"), wrap = $("ref-wrap"), phaseSel = $("ref-phase");
+
+  function readRules() {
+    if (!rulesSel) return;
+    const before = rules.name;
+    rules = {name: rulesSel.value, wrap_runs: !!(wrap && wrap.checked)};
+    if (before !== rules.name && catalogue[before].deck !== catalogue[rules.name].deck) {
+      rows = [];
+      status("Another deck: the cards were cleared.");
+    }
+    if (phaseSel) {
+      const keep = phaseSel.value;
+      phaseSel.textContent = "";
+      Object.entries(catalogue[rules.name].phases).forEach(([n, p]) => {
+        const o = document.createElement("option");
+        o.value = n;
+        o.textContent = n + ": " + p.description;
+        phaseSel.appendChild(o);
+      });
+      if (catalogue[rules.name].phases[keep]) phaseSel.value = keep;
+    }
+    if (mode === "hit") {
+      const kind = $("ref-kind");
+      const has = Array.from(kind.options).some((o) => o.value === "suit");
+      if (deck() === "playing-cards" && !has) kind.add(new Option("One suit", "suit"));
+      if (deck() !== "playing-cards" && has) kind.remove(Array.from(kind.options).findIndex((o) => o.value === "suit"));
+    }
+  }
+
+  if (rulesSel) rulesSel.addEventListener("change", () => { readRules(); ensureRows(); changed(); });
+  if (wrap) wrap.addEventListener("change", () => { readRules(); scheduleCheck(); });
+  if (phaseSel) phaseSel.addEventListener("change", () => { ensureRows(); changed(); });
+  ["ref-kind", "ref-end"].forEach((id) => { const el = $(id); if (el) el.addEventListener("change", scheduleCheck); });
+  const addGroup = $("ref-add-group");
+  if (addGroup) addGroup.addEventListener("click", () => { rows.push([]); renderRows(); });
+  $("ref-setup").addEventListener("submit", (ev) => { ev.preventDefault(); runCheck(); });
+
+  readRules();
+  if (mode === "hit") {
+    rows = [parseTokens(initial.onto).map((c) => newChip(c)), parseTokens(initial.cards).map((c) => newChip(c))];
+  } else if (initial.cards) {
+    rows = initial.cards.split("|").map((part) => parseTokens(part).map((c) => newChip(c)));
+  }
+  ensureRows();
+  $("ref-chips").hidden = false;
+  renderRows();
+  if (requestBody()) runCheck();
+})();

@@ -1,0 +1,72 @@
+"""Photos of a chosen lay-down, drawn with the camera's own card renderer: one row per group, cards fanned as
+players lay them, on a table surface. The cards are known, so the verdict the app gives can be checked."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from companion.rules import parse_groups
+from tests.vision.test_decode import _with_orientation
+from vision.render import CARD_H, CARD_W, Split, random_design, render_card
+
+
+def _table(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    grain = np.sin(xx * 0.03 + np.sin(yy * 0.01) * 3) * 0.5 + 0.5
+    base = np.array([60, 100, 150], np.float32)  # BGR: a mid-brown wood
+    img = base[None, None, :] * (0.8 + 0.2 * grain[..., None])
+    img += rng.normal(0, 4, img.shape).astype(np.float32)
+    return img
+
+
+def _paste(dst: np.ndarray, rgba: np.ndarray, m: np.ndarray) -> None:
+    h, w = dst.shape[:2]
+    warped = cv2.warpAffine(rgba, m, (w, h), flags=cv2.INTER_AREA, borderValue=(0, 0, 0, 0))
+    alpha = warped[..., 3:4].astype(np.float32) / 255.0
+    dst[:] = dst * (1 - alpha) + warped[..., 2::-1].astype(np.float32) * alpha
+
+
+def phase_photo(
+    text: str,
+    *,
+    seed: int = 0,
+    size: tuple[int, int] = (1024, 768),
+    quality: int = 92,
+    card_width: float | None = None,
+) -> bytes:
+    """A JPEG of the groups in ``text`` (``"R7 B7 G7 | G3 Y4 W B6"``), one row per group, top to bottom."""
+    groups = parse_groups(text)
+    rng = np.random.default_rng(seed)
+    w, h = size
+    img = _table(w, h, rng)
+    design = random_design(rng, Split.TRAIN)
+    longest = max(len(g) for g in groups)
+    frac = 0.36
+    cw = card_width or min(0.16 * w, 0.8 * w / ((longest - 1) * frac + 1), 0.8 * h / (len(groups) * 1.75))
+    scale = cw / CARD_W
+    y = 0.08 * h
+    for group in groups:
+        x = 0.08 * w
+        for card in group:
+            face, _box = render_card(card, design, rng)
+            a = math.radians(rng.uniform(-1.5, 1.5))
+            c, s = math.cos(a) * scale, math.sin(a) * scale
+            _paste(img, face, np.float32([[c, -s, x], [s, c, y]]))
+            x += frac * cw
+        y += CARD_H * scale * 1.25
+    ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    assert ok
+    return buf.tobytes()
+
+
+def rotated_for_exif(jpeg: bytes) -> bytes:
+    """The photo's pixels turned a quarter anticlockwise and tagged orientation 6, the way a phone held upright
+    stores a picture: decoders that honour EXIF turn it back."""
+    img = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    turned = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
+    ok, buf = cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return _with_orientation(buf.tobytes(), 6)

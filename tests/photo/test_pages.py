@@ -1,0 +1,168 @@
+"""The referee pages through the test client: standalone and from the game table, the verdict without JavaScript,
+and "laid down this round" marks that tick the round form."""
+
+from __future__ import annotations
+
+import re
+
+from companion.extensions import db
+from companion.referee.marks import LaidDownMark
+
+
+def _checked(page: str, seat: int) -> bool:
+    tag = re.search(rf'<input[^>]*name="p{seat}_down"[^>]*>', page)
+    assert tag, page
+    return "checked" in tag.group(0)
+
+
+def test_standalone_page_offers_rules_phases_and_the_camera(client):
+    page = client.get("/referee/").get_data(as_text=True)
+    assert 'name="rules"' in page and "Phase 10 with playing cards" in page
+    assert "1: two sets of 3" in page and "10: one set of 5 and one set of 3" in page
+    assert 'accept="image/*"' in page or "tap the cards in" in page
+    assert 'id="ref-mark"' not in page  # nothing to mark outside a game
+
+
+def test_camera_input_uses_the_phone_camera_when_the_model_is_there(client, monkeypatch):
+    from companion.referee import camera
+
+    monkeypatch.setattr(camera, "status", lambda: camera.CameraStatus(True))
+    page = client.get("/referee/").get_data(as_text=True)
+    assert 'capture="environment"' in page and "Choose a photo" in page
+
+
+def test_001_typed_cards_get_a_verdict_without_javascript(client):
+    page = client.get("/referee/", query_string={"phase": "2", "cards": "R7 B7 G7 | G3 Y4 W B6"}).get_data(
+        as_text=True
+    )
+    assert "✓ Valid: phase 2" in page and "W = 5" in page
+    bad = client.get("/referee/", query_string={"phase": "2", "cards": "R7 B7 G7 | G3 Y4 R6 B7"}).get_data(
+        as_text=True
+    )
+    assert "✗ Not valid" in bad and "has a gap at 5" in bad
+
+
+def test_typed_nonsense_shows_a_message_not_an_error_page(client):
+    page = client.get("/referee/", query_string={"phase": "2", "cards": "R7 X9"})
+    assert page.status_code == 200 and "&#39;X9&#39; is not a card" in page.get_data(as_text=True)
+    odd = client.get("/referee/", query_string={"phase": "99", "rules": "nonsense"})
+    assert odd.status_code == 200 and "no phase 99" in odd.get_data(as_text=True)
+
+
+def test_000_hit_page_without_javascript(client):
+    page = client.get(
+        "/referee/", query_string={"mode": "hit", "kind": "run", "onto": "W R4 R5 R6", "cards": "B3"}
+    ).get_data(as_text=True)
+    assert "Check a hit" in page and "✗ Not legal" in page and "takes a 2 or a 7, not a 3" in page
+
+
+def test_game_table_links_each_player_to_the_referee(client, api_game):
+    game = api_game()
+    page = client.get(f"/games/{game.id}").get_data(as_text=True)
+    assert f"/referee/?game={game.id}&amp;player=Ben" in page
+
+
+def test_from_the_game_the_players_phase_is_preselected(client, api_game):
+    game = api_game()
+    game.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {
+                "Ana": {"laid_down": True},
+                "Ben": {"laid_down": False, "points": 10},
+                "Cy": {"laid_down": True, "points": 5},
+            },
+        }
+    )
+    page = client.get("/referee/", query_string={"game": game.id, "player": "Ana"}).get_data(as_text=True)
+    assert '<option value="2" selected>2: one set of 3 and one run of 4</option>' in page
+    assert '<option value="1"' not in page  # only the phase Ana plays this round
+    assert 'name="rules"' not in page  # the game's rules, not a choice
+
+
+def test_000_masters_player_chooses_among_the_phases_still_to_do(client, api_game):
+    game = api_game(name="masters")
+    page = client.get("/referee/", query_string={"game": game.id, "player": "Ben"}).get_data(as_text=True)
+    assert page.count("<option value=") == 10
+
+
+def test_unknown_game_or_player_is_404_with_a_message(client, api_game):
+    assert "no game at this address" in client.get("/referee/?game=nope&player=Ana").get_data(as_text=True)
+    game = api_game()
+    answer = client.get("/referee/", query_string={"game": game.id, "player": "Zed"})
+    assert answer.status_code == 404 and "Zed does not play in this game" in answer.get_data(as_text=True)
+
+
+def test_marking_needs_the_edit_secret(client, api_game, app):
+    game = api_game()
+    answer = client.post(
+        f"/referee/games/{game.id}/laid-down",
+        data={"player": "Ana", "phase": "1", "groups": "R5 B5 W | G8 Y8 W"},
+    )
+    assert answer.status_code == 403 and "edit link" in answer.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.execute(db.select(LaidDownMark)).first() is None
+
+
+def test_001_only_a_valid_phase_is_marked(client, api_game, app):
+    game = api_game()
+    game.login()
+    bad = client.post(
+        f"/referee/games/{game.id}/laid-down",
+        data={"player": "Ana", "phase": "1", "groups": "R5 B5 W | G8 Y9 W"},
+    )
+    assert bad.status_code == 400 and "not marked" in bad.get_data(as_text=True)
+    wrong_phase = client.post(
+        f"/referee/games/{game.id}/laid-down",
+        data={"player": "Ana", "phase": "2", "groups": "R7 B7 G7 | G3 Y4 W B6"},
+    )
+    assert wrong_phase.status_code == 400 and "cannot lay down phase 2" in wrong_phase.get_data(as_text=True)
+    junk = client.post(
+        f"/referee/games/{game.id}/laid-down", data={"player": "Ana", "phase": "1", "groups": "R5 | Q"}
+    )
+    assert junk.status_code == 400
+    with app.app_context():
+        assert db.session.execute(db.select(LaidDownMark)).first() is None
+
+
+def test_marked_player_starts_ticked_in_the_round_form_until_the_round_is_saved(client, api_game):
+    game = api_game()
+    game.login()
+    answer = client.post(
+        f"/referee/games/{game.id}/laid-down",
+        data={"player": "Ben", "phase": "1", "groups": "R5 B5 W | G8 Y8 W"},
+    )
+    assert answer.status_code == 302 and answer.headers["Location"].endswith(f"/games/{game.id}")
+    table = client.get(f"/games/{game.id}").get_data(as_text=True)
+    assert "Ben laid down phase 1" in table and "Ben ✓ laid down" in table
+    form = client.get(f"/games/{game.id}/round").get_data(as_text=True)
+    assert _checked(form, 1) and not _checked(form, 0) and not _checked(form, 2)
+    saved = game.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {
+                "Ana": {"laid_down": True},
+                "Ben": {"laid_down": True, "points": 5},
+                "Cy": {"laid_down": False, "points": 5},
+            },
+        }
+    )
+    assert saved.status_code == 201
+    form = client.get(f"/games/{game.id}/round").get_data(as_text=True)
+    assert not _checked(form, 1)  # the mark belonged to round 1
+
+
+def test_000_masters_mark_also_chooses_the_phase_attempted(client, api_game):
+    game = api_game(name="masters")
+    game.login()
+    answer = client.post(
+        f"/referee/games/{game.id}/laid-down",
+        data={"player": "Cy", "phase": "7", "groups": "R4 B4 G4 W | Y9 R9 W W"},
+    )
+    assert answer.status_code == 302
+    form = client.get(f"/games/{game.id}/round").get_data(as_text=True)
+    assert _checked(form, 2)
+    select = re.search(r'<select[^>]*name="p2_phase".*?</select>', form, re.S).group(0)
+    assert '<option selected value="7">' in select or '<option value="7" selected>' in select
