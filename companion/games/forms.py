@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -187,11 +188,14 @@ def round_form(
     *,
     original: dict[str, Any] | None = None,
     formdata: Any = None,
+    phases: Mapping[str, Sequence[int]] | None = None,
 ) -> RoundForm:
-    """A round form for ``names``; ``original`` (a stored report) fills it in for an edit."""
+    """A round form for ``names``; ``original`` (a stored report) fills it in for an edit.
+
+    ``phases`` narrows each player's Masters choice to the phases the engine says are still to do."""
     attrs: dict[str, Any] = {}
     count = NumberRange(min=0, max=MAX_HAND_CARDS, message=f"from 0 to {MAX_HAND_CARDS} cards")
-    for i, _name in enumerate(names):
+    for i, name in enumerate(names):
         attrs[f"p{i}_down"] = BooleanField("Laid down their phase")
         attrs[f"p{i}_points"] = IntegerField(
             "or type the total",
@@ -202,7 +206,10 @@ def round_form(
         if rules.choose_phase:
             attrs[f"p{i}_phase"] = SelectField(
                 "Phase attempted",
-                choices=[("", "—"), *((str(p), f"Phase {p}") for p in rules.phases)],
+                choices=[
+                    ("", "—"),
+                    *((str(p), f"Phase {p}") for p in (phases or {}).get(name, rules.phases)),
+                ],
                 default="",
                 validate_choice=True,
             )

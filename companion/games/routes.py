@@ -164,6 +164,15 @@ def _refusal(form: RoundForm, exc: scorebook.ScorebookError) -> None:
         form.went_out.errors = [*form.went_out.errors, exc.message]
 
 
+def _next_round_form(rules: Any, state: Any, formdata: Any = None) -> RoundForm:
+    # A tie-break replays the last phase (001); otherwise a Masters player picks among the phases still to do.
+    if state.status == "tie_break":
+        phases = {name: (rules.last_phase,) for name in state.in_next_round}
+    else:
+        phases = {p.name: p.remaining for p in state.players}
+    return round_form(rules, state.in_next_round, state.round_number, formdata=formdata, phases=phases)
+
+
 @bp.route("/games/<game_id>/round", methods=["GET", "POST"])
 def enter_round(game_id: str) -> Any:
     loaded = _load(game_id)
@@ -187,7 +196,7 @@ def enter_round(game_id: str) -> Any:
             f"Round {form.round.data} was already saved from another device. Here is round {number}: check the "
             "table before entering it."
         ]
-        fresh = round_form(rules, state.in_next_round, number)
+        fresh = _next_round_form(rules, state)
         fresh.round.errors = form.round.errors
         return _round_page(loaded, fresh, number, False, status=409)
     if "save" not in request.form:
@@ -202,7 +211,7 @@ def enter_round(game_id: str) -> Any:
     except scorebook.Conflict as exc:
         if exc.field == "round":
             fresh_loaded = _load(game_id)
-            fresh = round_form(rules, fresh_loaded.state.in_next_round, fresh_loaded.state.round_number)
+            fresh = _next_round_form(rules, fresh_loaded.state)
             fresh.round.errors = [
                 f"Round {number} was saved from another device a moment ago; nothing of yours was saved. "
                 "Check the table, then enter the next round."

@@ -129,7 +129,7 @@ def test_a_short_game_from_start_to_winner_with_a_live_share_page(base_url, brow
 
     # Edit round 1: Ben's total was really 40.
     page.click("a:has-text('History')")
-    page.click("td.actions a:has-text('Edit')")
+    page.click("td .actions a:has-text('Edit')")
     ben = entry(page, "Ben")
     ben.locator("input[name='p1_points']").fill("40")
     for counter in ben.locator(".counter input").all():
@@ -151,3 +151,35 @@ def test_a_short_game_from_start_to_winner_with_a_live_share_page(base_url, brow
     shot(follower, "08-share-page-finished")
     text = follower.locator("ol.placements").inner_text()
     assert text.index("Ana") < text.index("Ben") and "50 pts" in text
+
+
+def test_six_player_masters_pages_fit_a_360_px_phone(base_url, browser):
+    # Phone first (issue 3): nothing may need sideways scrolling at 360 px, even with six players in Masters.
+    phone = browser.new_context(viewport={"width": 360, "height": 780}, is_mobile=True, has_touch=True)
+    page = phone.new_page()
+    page.goto(f"{base_url}/games/new")
+    for seat, name in enumerate(["Ana", "Ben", "Cy", "Dee", "Eve", "Finnegan-Alexander"]):
+        page.fill(f"input[name='names-{seat}']", name)
+    page.select_option("select[name='rules']", "masters")
+    page.click("button:has-text('Start the game')")
+    page.wait_for_selector("text=Still to do")
+    pages = {"09-masters-table": page.url}
+    page.click("text=Enter round 1")
+    entry(page, "Eve").locator("input[name='went_out']").check()
+    entry(page, "Eve").locator("select").select_option("7")
+    for name in ("Ana", "Ben", "Cy", "Dee", "Finnegan-Alexander"):
+        tap(page, name, "10–12", 1)
+    page.click("button[name='save']")
+    page.wait_for_selector("text=Round 1 saved.")
+    pages["10-masters-history"] = page.url.replace("/games/", "/games/", 1) + "/history"
+    pages["11-home"] = base_url + "/"
+    pages["12-players"] = base_url + "/players/"
+    page.click("text=Enter round 2")
+    shot(page, "13-masters-round-form")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    for name, url in pages.items():
+        page.goto(url)
+        shot(page, name)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, name
+    page.goto(pages["09-masters-table"])
+    assert "Still to do: 1, 2, 3, 4, 5, 6, 8, 9, 10" in page.content()
