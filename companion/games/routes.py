@@ -183,9 +183,7 @@ def enter_round(game_id: str) -> Any:
         return redirect(url_for("games.table", game_id=game_id))
     rules = scorebook.ruleset_of(loaded.game)
     number = state.round_number
-    form = round_form(
-        rules, state.in_next_round, number, formdata=request.form if request.method == "POST" else None
-    )
+    form = _next_round_form(rules, state, request.form if request.method == "POST" else None)
     if request.method == "GET" or not form.validate_on_submit():
         return _round_page(loaded, form, number, False, status=200 if request.method == "GET" else 400)
     report = form.report()

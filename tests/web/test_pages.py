@@ -369,13 +369,14 @@ def test_masters_round_form_offers_only_phases_still_to_do(client, api_game):
     # 000: players choose the phase to attempt each hand among those not yet completed.
     game = api_game(["Ana", "Ben"], name="masters")
     game.login()
-    game.post_round(
+    saved = game.post_round(
         {
             "round": 1,
             "went_out": "Ana",
             "players": {"Ana": {"laid_down": True, "phase": 3}, "Ben": {"laid_down": False, "points": 5}},
         }
     )
+    assert saved.status_code == 201, saved.json
     text = client.get(f"/games/{game.id}/round").get_data(as_text=True)
     ana = re.search(r'<select id="p0_phase".*?</select>', text, re.S).group(0)
     ben = re.search(r'<select id="p1_phase".*?</select>', text, re.S).group(0)
