@@ -136,7 +136,11 @@ def advise(hand: Sequence[Card], phase: Phase | int, rules: RuleSet | None = Non
     def place(pos: int, remaining: list[Card]) -> None:
         i = order[pos]
         req = reqs[i]
-        taken_suits = {p.target for p in picks if p is not None and req.kind is SUIT and p.target is not None}
+        # Only the groups placed before this one count: later entries of ``picks`` hold an earlier branch.
+        earlier = [picks[j] for j in order[:pos]]
+        taken_suits = {
+            p.target for p in earlier if p is not None and req.kind is SUIT and p.target is not None
+        }
         if pos == len(order) - 1:
             picks[i] = _best_last(
                 req, remaining, taken_suits if target_phase.distinct_suits else set(), rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from companion.rules.advisor import advise
-from companion.rules.cards import Deck, parse_cards
+from companion.rules.cards import Deck, Suit, parse_cards
 from companion.rules.referee import check_phase
 from companion.rules.rulesets import get_ruleset
 
@@ -82,3 +82,10 @@ def test_to_dict_is_json_ready():
         "wanted": [],
         "need": "",
     }
+
+
+def test_004_the_two_suit_groups_may_not_share_a_suit_and_the_search_tries_both_ways():
+    # 004: "5 Cards of 1 Suit + 3 of Another". Three hearts and two spades: 3 cards short either way round.
+    advice = advise(parse_cards("AS AS AD AH AH AH", Deck.PLAYING), 9, PLAYING)
+    assert advice.missing == 3
+    assert {g.target for g in advice.groups} == {Suit.SPADES, Suit.HEARTS}

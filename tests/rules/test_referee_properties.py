@@ -100,11 +100,11 @@ def test_referee_agrees_with_brute_force_on_the_playing_card_phases(case):
 def advisor_cases(draw: st.DrawFn) -> tuple[RuleSet, int, list[Card]]:
     rules = draw(rule_sets(draw(st.sampled_from(["standard", "playing-cards"]))))
     number = draw(st.integers(1, 10))
-    hand = [c for c in draw(hands(rules, 3, 8)) if not c.is_skip] or [Card.wild(rules.deck)]
+    hand = [c for c in draw(hands(rules, 3, 7)) if not c.is_skip] or [Card.wild(rules.deck)]
     return rules, number, hand
 
 
-@quick(100)
+@quick(60)
 @given(advisor_cases())
 def test_advisor_needs_exactly_as_few_cards_as_brute_force_finds(case):
     rules, number, hand = case
@@ -186,3 +186,28 @@ def test_a_single_card_hit_is_legal_exactly_when_brute_force_finds_a_place(case)
     )
     if verdict.legal:
         assert make_group(kind, verdict.group.cards, rules).cards == verdict.group.cards
+
+
+@quick(100)
+@given(
+    hit_cases(), st.lists(st.integers(0, 3), min_size=0, max_size=2), st.sampled_from([None, "low", "high"])
+)
+def test_000_a_hit_only_adds_cards_and_the_laid_cards_keep_their_values(case, extra, end):
+    # 000: a wild "must remain as that card until the hand is over": hits add at the ends, nothing shifts.
+    rules, kind, cards, card = case
+    try:
+        laid = make_group(kind, cards, rules)
+    except InvalidGroupError:
+        return
+    more = [card, *[cards[i % len(cards)] for i in extra]]
+    verdict = check_hit(laid, more, rules, end=end)
+    if not verdict.legal:
+        assert verdict.reason and verdict.group == laid
+        return
+    new = verdict.group
+    assert make_group(kind, new.cards, rules).cards == new.cards
+    assert len(new.cards) == len(laid.cards) + len(more)
+    offsets = [i for i in range(len(more) + 1) if new.cards[i : i + len(laid.cards)] == laid.cards]
+    assert offsets
+    if any(v is not None for v in laid.values):
+        assert any(new.values[i : i + len(laid.values)] == laid.values for i in offsets)
