@@ -426,6 +426,7 @@
       const cls = playing ? (s === "H" || s === "D" ? "s-red" : "") : "c-" + s;
       suits.appendChild(pickButton(label, cls, () => { pickedSuit = s; fillPicker(); }, s === pickedSuit));
     });
+    ranks.className = "ref-ranks " + (playing ? (pickedSuit === "H" || pickedSuit === "D" ? "s-red" : "") : "c-" + pickedSuit);
     const rankList = playing ? ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] : ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
     rankList.forEach((r) => {
       const card = playing ? r + pickedSuit : pickedSuit + r;

@@ -1,0 +1,142 @@
+"""The photo referee in a real Chromium at a phone's size (390×844), as issue 5 asks: tap a phase in, change one
+card and see the verdict change; upload a rendered photo through the page, correct a card, see the verdict change;
+mark a confirmed phase as laid down from the game table. Screenshots go to test-artifacts/photo/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser.test_score_keeper_browser import CHROMIUM, base_url, browser  # noqa: F401  (fixtures)
+from tests.photo.conftest import needs_model
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "photo"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
+    ),
+]
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def phone(browser):  # noqa: F811
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, has_touch=True
+    )
+    return context.new_page()
+
+
+def add_card(page, row: int, card: str) -> None:
+    """Tap + on a row, then the colour and the number (or Wild/Skip) in the picker."""
+    page.locator(f'.ref-row[data-row="{row}"] .chip.add').click()
+    pick_card(page, card)
+
+
+def pick_card(page, card: str) -> None:
+    picker = page.locator("#ref-picker")
+    if card in ("W", "S"):
+        picker.locator(".ref-specials button", has_text={"W": "Wild", "S": "Skip"}[card]).click()
+        return
+    colour = {"R": "Red", "B": "Blue", "G": "Green", "Y": "Yellow"}[card[0]]
+    picker.locator(".ref-suits button", has_text=colour).click()
+    picker.locator("#ref-ranks").get_by_role("button", name=card[1:], exact=True).click()
+
+
+def verdict(page) -> str:
+    page.wait_for_function("!document.getElementById('ref-verdict').classList.contains('busy')")
+    return page.locator("#ref-verdict").inner_text()
+
+
+def no_sideways_scroll(page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_001_tap_a_phase_in_then_change_one_card(base_url, browser):  # noqa: F811
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=2")
+    for card in ("R7", "B7", "G7"):
+        add_card(page, 0, card)
+    for card in ("G3", "Y4", "W", "B6"):
+        add_card(page, 1, card)
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    text = verdict(page)
+    assert "Valid: phase 2" in text and "W = 5" in text
+    no_sideways_scroll(page)
+    shot(page, "tap-valid")
+    # The B6 was misread: it is a B7. Tap it and change the number.
+    page.locator('.ref-row[data-row="1"] .chip[data-card="B6"]').click()
+    pick_card(page, "B7")
+    page.locator("#ref-picker button[value=done]").click()
+    page.wait_for_selector("#ref-verdict .ref-bad")
+    assert "the run G3 Y4 W B7 has a gap at 6" in verdict(page)
+    shot(page, "tap-corrected")
+
+
+def test_000_hit_onto_a_group_chosen_from_a_checked_phase(base_url, browser):  # noqa: F811
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=2&cards=R7+B7+G7+|+W+R4+R5+R6")
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    page.locator("#ref-verdict li", has_text="Run 3–6").locator("a.hit-this").click()
+    page.wait_for_selector("text=Check a hit")
+    add_card(page, 1, "B3")
+    page.wait_for_selector("#ref-verdict .ref-bad")
+    assert "takes a 2 or a 7, not a 3" in verdict(page)
+    page.locator('.ref-row[data-row="1"] .chip[data-card="B3"]').click()
+    pick_card(page, "B7")
+    page.locator("#ref-picker button[value=done]").click()
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    assert "Run 3–7" in verdict(page)
+    no_sideways_scroll(page)
+    shot(page, "hit")
+
+
+def test_mark_a_valid_phase_as_laid_down_from_the_game_table(base_url, browser):  # noqa: F811
+    page = phone(browser)
+    page.goto(f"{base_url}/games/new")
+    page.fill("input[name='names-0']", "Ana")
+    page.fill("input[name='names-1']", "Ben")
+    page.locator("button", has_text="Start the game").click()
+    page.locator(".ref-table a", has_text="Ben").click()
+    page.wait_for_selector("text=Check a phase")
+    assert page.locator("#ref-phase option").count() == 1
+    for card in ("R5", "B5", "W", "G8", "Y8", "W"):
+        add_card(page, 0, card)
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    assert "Arranged by the referee" in verdict(page)
+    shot(page, "game-valid")
+    page.locator("#ref-mark button").click()
+    page.wait_for_selector("text=Ben laid down phase 1")
+    page.locator("a", has_text="Enter round 1").click()
+    ben = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ben')"))
+    assert ben.locator("input[type=checkbox]").is_checked()
+
+
+@needs_model
+def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(base_url, browser, tmp_path):  # noqa: F811
+    from tests.photo.scenes import phase_photo
+
+    photo = tmp_path / "phase.jpg"
+    photo.write_bytes(phase_photo("R7 B7 G7 | G3 Y4 W B6", seed=3))
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=2")
+    page.set_input_files("#ref-pick", str(photo))
+    page.wait_for_selector("#ref-status:has-text('found')", timeout=60_000)
+    assert page.locator("#ref-boxes rect").count() == 7
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    shot(page, "photo-valid")
+    page.locator('.ref-row[data-row="0"] .chip[data-card="G7"]').click()
+    pick_card(page, "G8")
+    page.locator("#ref-picker button[value=done]").click()
+    page.wait_for_selector("#ref-verdict .ref-bad")
+    assert "Not valid" in verdict(page)
+    assert page.locator("#ref-boxes text", has_text="G8").count() == 1
+    no_sideways_scroll(page)
+    shot(page, "photo-corrected")

@@ -1,0 +1,121 @@
+"""Corrected photos become training data: kept only when allowed, labelled from the confirmed cards and boxes, in
+the layout ``phase10 train --extra-data`` reads (checked with the trainer's own reader)."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from vision.crops import CLASS_OF
+from vision.train import _read_extra
+
+from .scenes import phase_photo, rotated_for_exif
+
+CONFIRMED = [
+    {"card": "R7", "box": [100, 80, 180, 190]},
+    {"card": "W", "box": [400, 90, 470, 200]},
+    {"card": "G12", "box": [600, 300, 690, 420]},
+]
+
+
+def _keep(client, photo: bytes, *, width=1024, height=768, cards=CONFIRMED, allow="1", headers=None):
+    form = {
+        "photo": (io.BytesIO(photo), "phase.jpg"),
+        "width": str(width),
+        "height": str(height),
+        "cards": cards if isinstance(cards, str) else json.dumps(cards),
+        "groups": json.dumps([["R7", "W"], ["G12"]]),
+        "phase": "2",
+    }
+    if allow:
+        form["allow"] = allow
+    return client.post(
+        "/referee/training", data=form, content_type="multipart/form-data", headers=headers or {}
+    )
+
+
+def test_confirmed_photo_is_kept_with_yolo_labels_the_trainer_reads(client, tmp_path):
+    answer = _keep(client, phase_photo("R7 B7 G7 | G3 Y4 W B6"))
+    assert answer.status_code == 201, answer.json
+    name = answer.json["kept"]
+    root = tmp_path / "training"
+    assert (root / "images" / f"{name}.jpg").exists() and (root / "meta" / f"{name}.json").exists()
+    examples = _read_extra(root)
+    assert len(examples) == 1
+    rows = examples[0][1]
+    assert [c for c, _ in rows] == [CLASS_OF[_card(x["card"])] for x in CONFIRMED]
+    for (_, box), item in zip(rows, CONFIRMED, strict=True):
+        assert box == pytest.approx(item["box"], abs=1)
+    assert json.loads((root / "meta" / f"{name}.json").read_text())["groups"] == [["R7", "W"], ["G12"]]
+
+
+def test_a_large_photo_is_kept_at_a_reduced_size_with_its_boxes_scaled(client, tmp_path):
+    answer = _keep(client, phase_photo("R7 B7 G7", size=(4200, 3000)), width=4200, height=3000)
+    assert answer.status_code == 201, answer.json
+    image, rows = _read_extra(tmp_path / "training")[0]
+    import cv2
+
+    assert cv2.imread(str(image)).shape[:2] == (1500, 2100)
+    assert rows[0][1] == pytest.approx([50, 40, 90, 95], abs=1)
+
+
+def test_exif_orientation_is_applied_before_labelling(client, tmp_path):
+    turned = rotated_for_exif(phase_photo("R7 B7 G7"))
+    wrong = _keep(client, turned, width=768, height=1024)
+    assert wrong.status_code == 400 and "1024x768" in wrong.json["error"]
+    right = _keep(client, turned, width=1024, height=768)
+    assert right.status_code == 201
+    import cv2
+
+    image, _rows = _read_extra(tmp_path / "training")[0]
+    assert cv2.imread(str(image)).shape[:2] == (768, 1024)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"allow": None}, "only when you allow it"),
+        ({"cards": [{"card": "R7"}]}, "without its place on the photo"),
+        ({"cards": [{"card": "AH", "box": [1, 1, 40, 40]}]}, "Phase 10 cards only"),
+        ({"cards": [{"card": "R7", "box": [2000, 2000, 2100, 2100]}]}, "outside the photo"),
+        ({"cards": [{"card": "R7", "box": [1, 2, "x", 4]}]}, "four numbers"),
+        ({"cards": "[{"}, "not valid JSON"),
+        ({"cards": []}, "at least one card"),
+        ({"width": "wide"}, "size is missing"),
+    ],
+)
+def test_nothing_is_kept_from_a_bad_request(client, tmp_path, change, words):
+    kwargs = {"allow": "1", "cards": CONFIRMED, "width": 1024}
+    kwargs.update(change)
+    answer = _keep(client, phase_photo("R7"), **kwargs)
+    assert answer.status_code == 400 and words in answer.json["error"]
+    assert not (tmp_path / "training" / "images").exists()
+
+
+def test_not_a_photo_is_not_kept(client, tmp_path):
+    answer = _keep(client, b"GIF89a not a photo")
+    assert answer.status_code == 400 and "not a photo" in answer.json["error"]
+
+
+def test_the_training_folder_has_a_limit(app_factory):
+    client = app_factory(TRAINING_MAX_PHOTOS=1).test_client()
+    assert _keep(client, phase_photo("R7")).status_code == 201
+    full = _keep(client, phase_photo("R7"))
+    assert full.status_code == 507 and "--extra-data" in full.json["error"]
+
+
+def test_keeping_a_photo_needs_the_pages_csrf_token(app_factory):
+    client = app_factory(WTF_CSRF_ENABLED=True).test_client()
+    refused = _keep(client, phase_photo("R7"))
+    assert refused.status_code == 400 and "expired" in refused.get_data(as_text=True)
+    token = re.search(r'data-csrf="([^"]+)"', client.get("/referee/").get_data(as_text=True)).group(1)
+    assert _keep(client, phase_photo("R7"), headers={"X-CSRFToken": token}).status_code == 201
+
+
+def _card(text):
+    from companion.rules import Card
+
+    return Card.parse(text)
