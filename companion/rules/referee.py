@@ -252,9 +252,10 @@ def require_deck(cards: Iterable[Card], deck: Deck) -> None:
             raise WrongDeckError(f"{c} is not a card of the {deck.value} deck")
 
 
-def make_group(kind: GroupKind, cards: Sequence[Card], rules: RuleSet | None = None) -> LaidGroup:
+def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | None = None) -> LaidGroup:
     """The group these cards make as laid, in table order; raises :class:`InvalidGroupError` with the reason
     when they are not a group of that kind (and :class:`WrongDeckError` for a card of another deck).
+    ``kind`` may be given by name: ``"set"``, ``"run"``, ``"color"`` or ``"suit"``.
 
     >>> from companion.rules.cards import parse_cards
     >>> make_group(GroupKind.RUN, parse_cards("R3 R4 R6 R7"))
@@ -263,8 +264,15 @@ def make_group(kind: GroupKind, cards: Sequence[Card], rules: RuleSet | None = N
     companion.rules.referee.InvalidGroupError: the run R3 R4 R6 R7 has a gap at 5
     >>> make_group(GroupKind.SET, parse_cards("R5 W B5")).values
     (5, 5, 5)
+    >>> make_group("color", parse_cards("G2 W G9")).color
+    <Color.GREEN: 'G'>
     """
     rules = rules or get_ruleset()
+    if isinstance(kind, str):
+        try:
+            kind = GroupKind(kind.lower())
+        except ValueError:
+            raise ValueError(f"a group is a set, run, color or suit, not {kind!r}") from None
     cards = tuple(cards)
     require_deck(cards, rules.deck)
     if not cards:

@@ -383,6 +383,9 @@ def test_make_group_names_the_problem_with_typed_cards():
         make_group(GroupKind.SET, ())
     with pytest.raises(InvalidGroupError, match="colours, not suits"):
         make_group(GroupKind.SUIT, parse_cards("R5 R6"))
+    assert make_group("RUN", parse_cards("R5 R6 W")).values == (5, 6, 7)
+    with pytest.raises(ValueError, match="not 'pair'"):
+        make_group("pair", parse_cards("R5 R5"))
     assert make_group(GroupKind.SUIT, parse_cards("AH JK 5H", Deck.PLAYING), PLAYING).to_dict()["wilds"] == [
         {"index": 1, "as": "hearts"}
     ]
