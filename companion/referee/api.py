@@ -3,7 +3,7 @@
 Multipart (``photo``, ``phase``, ``rules``; ``kind`` and optionally ``onto``/``end`` for a hit) answers with the
 JSON ``phase10 check --photo PHOTO --json`` prints: the verdict, ``file`` and the ``cards`` found (card,
 confidence, box), plus ``detected`` (the groups as they lie, table order, as indexes into ``cards``), ``width``
-and ``height`` of the upright photo. JSON ``{"phase": N, "rules": ..., "cards": [...]}`` or ``"groups": [[...]]``
+and ``height`` of the upright photo and the camera's ``timings_ms``. JSON ``{"phase": N, "rules": ..., "cards": [...]}`` or ``"groups": [[...]]``
 answers like ``phase10 check --json``; ``{"kind", "onto", "cards", "end"?}`` like ``phase10 hit --json``.
 
 The endpoint changes nothing, so like the other ``/api`` reads it takes no CSRF token.
@@ -58,13 +58,14 @@ def check() -> tuple[Response, int]:
 def reading_dict(reading: Any, file_name: str) -> dict[str, Any]:
     """The camera's reading with each detected group given as indexes into ``cards`` (so a page can tie a
     chip to its box), and the photo's upright size."""
-    cards = reading.to_dict()["cards"]
+    read = reading.to_dict()
     return {
         "file": file_name,
-        "cards": cards,
+        "cards": read["cards"],
         "detected": [list(g) for g in group_indexes(reading)],
         "width": reading.width,
         "height": reading.height,
+        "timings_ms": read.get("timings_ms", {}),
     }
 
 

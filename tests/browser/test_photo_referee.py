@@ -7,10 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from flask_migrate import upgrade
 
-from tests.browser.test_score_keeper_browser import CHROMIUM, base_url, browser  # noqa: F401  (fixtures)
+from companion.app import create_app
+from companion.extensions import db
+from tests.browser import test_score_keeper_browser as score_keeper
 from tests.photo.conftest import needs_model
+from tests.web.served import served
 
+# The score keeper's fixtures: a served, migrated app and a Chromium started the way this project starts it.
+base_url = score_keeper.base_url
+browser = score_keeper.browser
+CHROMIUM = score_keeper.CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "photo"
 
 pytestmark = [
@@ -27,7 +35,7 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
-def phone(browser):  # noqa: F811
+def phone(browser):
     context = browser.new_context(
         viewport={"width": 390, "height": 844}, device_scale_factor=2, has_touch=True
     )
@@ -59,7 +67,7 @@ def no_sideways_scroll(page) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
-def test_001_tap_a_phase_in_then_change_one_card(base_url, browser):  # noqa: F811
+def test_001_tap_a_phase_in_then_change_one_card(base_url, browser):
     page = phone(browser)
     page.goto(f"{base_url}/referee/?phase=2")
     for card in ("R7", "B7", "G7"):
@@ -80,7 +88,7 @@ def test_001_tap_a_phase_in_then_change_one_card(base_url, browser):  # noqa: F8
     shot(page, "tap-corrected")
 
 
-def test_000_hit_onto_a_group_chosen_from_a_checked_phase(base_url, browser):  # noqa: F811
+def test_000_hit_onto_a_group_chosen_from_a_checked_phase(base_url, browser):
     page = phone(browser)
     page.goto(f"{base_url}/referee/?phase=2&cards=R7+B7+G7+|+W+R4+R5+R6")
     page.wait_for_selector("#ref-verdict .ref-ok")
@@ -98,7 +106,7 @@ def test_000_hit_onto_a_group_chosen_from_a_checked_phase(base_url, browser):  #
     shot(page, "hit")
 
 
-def test_mark_a_valid_phase_as_laid_down_from_the_game_table(base_url, browser):  # noqa: F811
+def test_mark_a_valid_phase_as_laid_down_from_the_game_table(base_url, browser):
     page = phone(browser)
     page.goto(f"{base_url}/games/new")
     page.fill("input[name='names-0']", "Ana")
@@ -120,7 +128,7 @@ def test_mark_a_valid_phase_as_laid_down_from_the_game_table(base_url, browser):
 
 
 @needs_model
-def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(base_url, browser, tmp_path):  # noqa: F811
+def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(base_url, browser, tmp_path):
     from tests.photo.scenes import phase_photo
 
     photo = tmp_path / "phase.jpg"
@@ -140,3 +148,61 @@ def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(bas
     assert page.locator("#ref-boxes text", has_text="G8").count() == 1
     no_sideways_scroll(page)
     shot(page, "photo-corrected")
+
+
+@pytest.fixture
+def referee_app(tmp_path: Path):
+    app = create_app(
+        {
+            "SECRET_KEY": "browser test",
+            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
+            "TRAINING_FOLDER": str(tmp_path / "training"),
+        }
+    )
+    with app.app_context():
+        upgrade()
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+def test_photo_page_shows_boxes_takes_a_correction_and_keeps_the_photo(
+    referee_app, browser, tmp_path, monkeypatch
+):
+    """The page's side of a photo: the camera's reading is the scene's known cards with the B6 misread as a B8
+    (so this runs without the shipped model); the upload, the boxes, the correction and the kept photo are real."""
+    from companion.referee import camera
+    from tests.photo.scenes import known_reading, phase_scene
+    from vision.train import _read_extra
+
+    text = "R7 B7 G7 | G3 Y4 W B6"
+    jpeg, truth = phase_scene(text, seed=3)
+    monkeypatch.setattr(camera, "status", lambda: camera.CameraStatus(True))
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: known_reading(text, truth, {6: "B8"}))
+    photo = tmp_path / "phase.jpg"
+    photo.write_bytes(jpeg)
+    with served(referee_app) as base:
+        page = phone(browser)
+        page.goto(f"{base}/referee/?phase=2")
+        page.set_input_files("#ref-pick", str(photo))
+        page.wait_for_selector("#ref-status:has-text('7 cards found')")
+        assert (
+            page.locator("#ref-boxes rect").count() == 7
+            and page.locator("#ref-boxes rect.unsure").count() == 1
+        )
+        page.wait_for_selector("#ref-verdict .ref-bad")
+        shot(page, "stub-photo-misread")
+        page.locator('.ref-row[data-row="1"] .chip[data-card="B8"]').click()
+        pick_card(page, "B6")
+        page.locator("#ref-picker button[value=done]").click()
+        page.wait_for_selector("#ref-verdict .ref-ok")
+        assert page.locator("#ref-boxes text", has_text="B6").count() == 1
+        page.check("#ref-allow")
+        page.locator("#ref-keep-button").click()
+        page.wait_for_selector("#ref-keep-status:has-text('Thank you')")
+        no_sideways_scroll(page)
+        shot(page, "stub-photo-corrected")
+    ((_image, rows),) = _read_extra(tmp_path / "training")
+    from vision.crops import CLASS_CARDS
+
+    assert [str(CLASS_CARDS[c]) for c, _ in rows] == text.replace("| ", "").split()

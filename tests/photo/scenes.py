@@ -8,7 +8,7 @@ import math
 import cv2
 import numpy as np
 
-from companion.rules import parse_groups
+from companion.rules import Card, parse_groups
 from tests.vision.test_decode import _with_orientation
 from vision.render import CARD_H, CARD_W, Split, random_design, render_card
 
@@ -29,15 +29,16 @@ def _paste(dst: np.ndarray, rgba: np.ndarray, m: np.ndarray) -> None:
     dst[:] = dst * (1 - alpha) + warped[..., 2::-1].astype(np.float32) * alpha
 
 
-def phase_photo(
+def phase_scene(
     text: str,
     *,
     seed: int = 0,
     size: tuple[int, int] = (1024, 768),
     quality: int = 92,
     card_width: float | None = None,
-) -> bytes:
-    """A JPEG of the groups in ``text`` (``"R7 B7 G7 | G3 Y4 W B6"``), one row per group, top to bottom."""
+) -> tuple[bytes, list[tuple[Card, tuple[float, float, float, float]]]]:
+    """A JPEG of the groups in ``text`` (``"R7 B7 G7 | G3 Y4 W B6"``), one row per group, top to bottom, and
+    each card with its index box in the photo's pixels, in table order."""
     groups = parse_groups(text)
     rng = np.random.default_rng(seed)
     w, h = size
@@ -48,18 +49,27 @@ def phase_photo(
     cw = card_width or min(0.16 * w, 0.8 * w / ((longest - 1) * frac + 1), 0.8 * h / (len(groups) * 1.75))
     scale = cw / CARD_W
     y = 0.08 * h
+    truth: list[tuple[Card, tuple[float, float, float, float]]] = []
     for group in groups:
         x = 0.08 * w
         for card in group:
-            face, _box = render_card(card, design, rng)
+            face, (bx1, by1, bx2, by2) = render_card(card, design, rng)
             a = math.radians(rng.uniform(-1.5, 1.5))
             c, s = math.cos(a) * scale, math.sin(a) * scale
-            _paste(img, face, np.float32([[c, -s, x], [s, c, y]]))
+            m = np.float32([[c, -s, x], [s, c, y]])
+            _paste(img, face, m)
+            corners = np.float32([[bx1, by1, 1], [bx2, by1, 1], [bx2, by2, 1], [bx1, by2, 1]]) @ m.T
+            truth.append((card, (*corners.min(0), *corners.max(0))))  # type: ignore[arg-type]
             x += frac * cw
         y += CARD_H * scale * 1.25
     ok, buf = cv2.imencode(".jpg", np.clip(img, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, quality])
     assert ok
-    return buf.tobytes()
+    return buf.tobytes(), truth
+
+
+def phase_photo(text: str, **kwargs: object) -> bytes:
+    """Only the JPEG of :func:`phase_scene`."""
+    return phase_scene(text, **kwargs)[0]  # type: ignore[arg-type]
 
 
 def rotated_for_exif(jpeg: bytes) -> bytes:
@@ -70,3 +80,25 @@ def rotated_for_exif(jpeg: bytes) -> bytes:
     ok, buf = cv2.imencode(".jpg", turned, [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok
     return _with_orientation(buf.tobytes(), 6)
+
+
+def known_reading(
+    text: str, truth: list[tuple[Card, tuple[float, float, float, float]]], misread: dict[int, str]
+):
+    """What a camera that reads ``truth`` perfectly, except the cards in ``misread`` (index -> wrong card, at low
+    confidence), would answer: for testing the page's corrections independently of the model's accuracy."""
+    from vision.reader import CardReading, PhotoReading
+
+    cards = []
+    for i, (card, box) in enumerate(truth):
+        wrong = misread.get(i)
+        read = Card.parse(wrong) if wrong else card
+        cards.append(CardReading(read, 0.41 if wrong else 0.97, tuple(round(v) for v in box)))  # type: ignore[arg-type]
+    sizes = [len(g) for g in parse_groups(text)]
+    groups, start = [], 0
+    for n in sizes:
+        groups.append(tuple(c.card for c in cards[start : start + n]))
+        start += n
+    return PhotoReading(
+        tuple(cards), tuple(groups), 1024, 768, {"decode": 1.0, "inference": 1.0, "post": 0.0}
+    )
