@@ -57,6 +57,12 @@ SKIP_REASON = "a Skip can never be part of a phase"
 NATURAL_REASON = "a phase needs at least one numbered card; wilds alone are no phase"
 _UNBOUNDED = 1 << 30
 
+# 001: no wrap-around from 12 to 1 unless agreed; 004: "Ace is always low", no Q-K-A.
+_NO_CORNER = {
+    Deck.STANDARD: "runs do not wrap around unless your group plays that house rule",
+    Deck.PLAYING: "the ace is always low, so a run cannot go on from the king to the ace",
+}
+
 SET, RUN, COLOR, SUIT = GroupKind.SET, GroupKind.RUN, GroupKind.COLOR, GroupKind.SUIT
 
 
@@ -350,6 +356,9 @@ def _run_order_reason(text: str, previous: tuple[int, int], current: tuple[int, 
         missing = [rank_text(n, deck) for n in range(expected, cv)]
         where = missing[0] if len(missing) == 1 else f"{missing[0]} to {missing[-1]}"
         return f"the run {text} has a gap at {where}"
+    if cv < pv and cv == (pv + ci - pi - 1) % deck.max_rank + 1:
+        corner = f"{rank_text(deck.max_rank, deck)} to {rank_text(1, deck)}"
+        return f"the run {text} goes round the corner from {corner}; {_NO_CORNER[deck]}"
     if cv > pv:
         return (
             f"in the run {text} there is no room for {_count_words(ci - pi - 1, 'wild')}"
@@ -760,11 +769,14 @@ def _explain_run(naturals: list[Card], wilds: int, rules: RuleSet) -> str:
     if len(naturals) + wilds > top:
         return f"a run can hold at most {top} cards; these are {len(naturals) + wilds}"
     numbers = sorted(seen)
+    have = " ".join(rank_text(n, deck) for n in numbers)
+    if not rules.wrap_runs and run_span(numbers, top, True) <= len(numbers) + wilds:
+        corner = f"{rank_text(top, deck)} to {rank_text(1, deck)}"
+        return f"the numbers {have} make a run only round the corner from {corner}; {_NO_CORNER[deck]}"
     holes = run_span(numbers, top, rules.wrap_runs) - len(numbers)
     if rules.wrap_runs:
         gaps = _count_words(holes, "number")
     else:
         gaps = _join([rank_text(n, deck) for n in range(numbers[0], numbers[-1] + 1) if n not in seen])
-    have = " ".join(rank_text(n, deck) for n in numbers)
     wild_text = "no wild" if wilds == 0 else f"only {_count_words(wilds, 'wild')}"
     return f"the numbers {have} leave gaps at {gaps}, and there {'are' if wilds > 1 else 'is'} {wild_text} to fill them"

@@ -90,7 +90,14 @@ def test_001_the_two_sets_in_a_phase_may_use_the_same_number():
 def test_001_no_wrap_around_from_12_to_1_unless_the_group_agrees():
     # 001: "play runs without wrapping unless your group agrees otherwise."
     assert not check("R11 B12 G1 Y2", RUN_OF_4).valid
-    assert not check_one_group("R11 B12 G1 Y2", RUN_OF_4).valid
+    assert check_one_group("R11 B12 G1 Y2", RUN_OF_4).reason == (
+        "the run R11 B12 G1 Y2 goes round the corner from 12 to 1;"
+        " runs do not wrap around unless your group plays that house rule"
+    )
+    assert check("R11 B12 G1 Y2", RUN_OF_4).reason == (
+        "the numbers 1 2 11 12 make a run only round the corner from 12 to 1;"
+        " runs do not wrap around unless your group plays that house rule"
+    )
     wrapped = check_one_group("R11 B12 G1 Y2", RUN_OF_4, WRAP)
     assert wrapped.valid and wrapped.groups[0].values == (11, 12, 1, 2)
     assert check("G1 Y2 R11 B12", RUN_OF_4, WRAP).groups[0].values == (11, 12, 1, 2)
@@ -237,7 +244,10 @@ def test_004_ace_is_always_low_runs_may_be_of_mixed_suits():
     # 004: "A 'run' is a set of cards of consecutive ranks. Ace is always low, and in this game, runs can be of
     # mixed suits." and "So I can't have a run Queen, King, Ace? That's basically what I just said."
     assert check("AS 2H 3D | 7C 7S 7H", 1, PLAYING).valid
-    assert not check("QS KH AD | 7C 7S 7H", 1, PLAYING).valid
+    assert check("QS KH AD | 7C 7S 7H", 1, PLAYING).reason == (
+        "the run QS KH AD goes round the corner from K to A;"
+        " the ace is always low, so a run cannot go on from the king to the ace"
+    )
     assert not check("QS KH AD 7C 7S 7H", 1, PLAYING).valid
     assert check("JS QH KD | 7C 7S 7H", 1, PLAYING).valid  # 13 is the top for playing cards
 
