@@ -129,9 +129,8 @@ def _add(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidG
             return LaidGroup(GroupKind.SET, (*group.cards, card), values)
         assert card.number is not None
         shown = rank_text(group.number, deck)
-        word = rank_text(card.number, deck)
         raise IllegalPlayError(
-            f"the set of {shown}s takes only {shown}s or wilds, not {'an' if word[0] in '8A' or word == '11' else 'a'} {word}"
+            f"the set of {shown}s takes only {shown}s or wilds, not {_article(rank_text(card.number, deck))}"
         )
     if group.kind is GroupKind.COLOR:
         if card.is_wild or group.color is None or card.color is group.color:
@@ -175,15 +174,12 @@ def _add_to_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -
     assert card.number is not None
     options = [rank_text(v, deck) for _, v in reversed(ends) if v is not None]
     takes = " or ".join(_article(o) for o in options) if options else "nothing more at that end"
-    return _refuse(text, takes, rank_text(card.number, deck))
-
-
-def _refuse(text: str, takes: str, word: str) -> LaidGroup:
-    raise IllegalPlayError(f"the run {text} takes {takes}, not {_article(word)}")
+    raise IllegalPlayError(f"the run {text} takes {takes}, not {_article(rank_text(card.number, deck))}")
 
 
 def _article(word: str) -> str:
-    return f"{'an' if word[0] in '8A' or word in ('11', '18') else 'a'} {word}"
+    """'an 8', 'an 11', 'an A', 'a 7'."""
+    return f"{'an' if word[0] in '8A' or word == '11' else 'a'} {word}"
 
 
 def _extend(group: LaidGroup, card: Card, side: End, value: int) -> LaidGroup:
