@@ -12,6 +12,8 @@ import csv
 import io
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -134,22 +136,63 @@ def _stored_report(text: str, rules: RuleSet) -> RoundReport:
     return report_from(json.loads(text), rules)
 
 
+class _ReplayCache:
+    """The last replayed state of recently seen games, per process.
+
+    A game only grows at its end, so the next save or page view usually replays one round on top of the state
+    kept here instead of the whole game. An entry is used only when its rule set, seats and reports are an exact
+    prefix of what is stored now; an edit or a delete earlier in the game simply misses and replays in full.
+    """
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.entries: OrderedDict[str, tuple[tuple[Any, ...], tuple[str, ...], GameState]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def start(
+        self, game_id: str, header: tuple[Any, ...], texts: Sequence[str]
+    ) -> tuple[int, GameState | None]:
+        with self.lock:
+            entry = self.entries.get(game_id)
+        if entry is None:
+            return 0, None
+        cached_header, cached_texts, state = entry
+        if cached_header != header or tuple(texts[: len(cached_texts)]) != cached_texts:
+            return 0, None
+        return len(cached_texts), state
+
+    def keep(self, game_id: str, header: tuple[Any, ...], texts: Sequence[str], state: GameState) -> None:
+        with self.lock:
+            self.entries[game_id] = (header, tuple(texts), state)
+            self.entries.move_to_end(game_id)
+            while len(self.entries) > self.size:
+                self.entries.popitem(last=False)
+
+
+_replays = _ReplayCache()
+
+
 def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None) -> GameState:
     """The game's state after its rounds (or after ``reports`` instead), naming the round the engine refuses."""
     rules = ruleset_of(game)
-    state = new_game(game.player_names, rules, first_dealer=game.first_dealer)
+    names = tuple(game.player_names)
     stored = [r.report for r in game.rounds] if reports is None else list(reports)
-    for number, data in enumerate(stored, start=1):
+    try:
+        texts = [json.dumps(data, sort_keys=True) for data in stored]
+    except (TypeError, ValueError):
+        raise Conflict("a stored round is not a round report") from None
+    header = (rules, names, game.first_dealer)
+    done, state = _replays.start(game.id, header, texts)
+    if state is None:
+        state = new_game(names, rules, first_dealer=game.first_dealer)
+    for number, text in enumerate(texts[done:], start=done + 1):
         try:
-            try:
-                text = json.dumps(data, sort_keys=True)
-            except (TypeError, ValueError):
-                raise BadInput("a stored round is not a report") from None
             state = play_round(state, _stored_report(text, rules))
         except BadInput as exc:
             raise Conflict(f"round {number}: {exc.message}", player=exc.player) from None
         except IllegalReportError as exc:
             raise Conflict(f"round {number}: {exc.reason}", player=exc.player) from None
+    _replays.keep(game.id, header, texts, state)
     return state
 
 
