@@ -239,7 +239,9 @@ def edit_round(game_id: str, number: int) -> Any:
     if request.method == "GET" or not form.validate_on_submit():
         return _round_page(loaded, form, number, True, status=200 if request.method == "GET" else 400)
     report = form.report()
-    if form.has_errors() or form.round.data != number:
+    if form.round.data != number:
+        form.round.errors = [f"This form edits round {number}; reload the page and try again."]
+    if form.has_errors():
         return _round_page(loaded, form, number, True, status=400)
     if "save" not in request.form:
         try:
