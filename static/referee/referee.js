@@ -122,7 +122,16 @@
 
   function changed() {
     renderRows();
+    if (photo && !placing) photoStatus();
     scheduleCheck();
+  }
+
+  function photoStatus() {
+    const chips = photoChips();
+    if (!chips.length) { status(""); return; }
+    const unsure = chips.filter((c) => c.conf !== null && c.conf < 0.6).length;
+    status(chips.length + " card" + (chips.length === 1 ? "" : "s") + " found" +
+      (unsure ? "; " + unsure + " marked ? may be misread" : "") + ". Tap a card to correct it.");
   }
 
   // ------------------------------------------------------------------ the photo
@@ -221,8 +230,7 @@
         }
         ensureRows();
         renderRows();
-        const unsure = found.filter((c) => c.conf < 0.6).length;
-        status(found.length ? found.length + " card" + (found.length === 1 ? "" : "s") + " found" + (unsure ? "; check the ones marked ?" : "") + ". Tap a card to correct it." : "");
+        photoStatus();
         if (!ok) { showError(body.error); return; }
         showVerdict(body);
       })

@@ -9,6 +9,8 @@ import json
 from contextlib import redirect_stdout
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.cli import main as cli
 
@@ -159,3 +161,31 @@ def test_emit_check_and_the_api_agree_on_every_key(client):
     expected = json.loads(out.getvalue())
     body = client.post("/api/check", json={"phase": 1, "groups": "R1 R1 R1 | W B2 B2"}).json
     assert {k: body[k] for k in expected} == expected
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 30)
+    | st.sampled_from(["R7", "W", "S", "JK", "AH", "run", "low", "", "R7 B7 | W"]),
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.dictionaries(st.sampled_from(["name", "wrap_runs", "last_phase"]), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+bodies = st.dictionaries(
+    st.sampled_from(["phase", "rules", "cards", "groups", "kind", "onto", "end", "phase_down"]),
+    json_values,
+    max_size=6,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=bodies)
+def test_any_json_body_gets_an_answer_or_a_clear_error_never_a_server_error(client, body):
+    answer = client.post("/api/check", json=body)
+    assert answer.status_code in (200, 400), answer.json
+    assert ("error" in answer.json) == (answer.status_code == 400)
+    if answer.status_code == 400:
+        assert answer.json["error"] and "Traceback" not in answer.json["error"]
