@@ -122,7 +122,12 @@ def run_check_photo(args: argparse.Namespace) -> int:
     from companion.cli.rules import emit_check  # type: ignore[attr-defined]
 
     extra = {"file": str(args.photo), "cards": reading.to_dict()["cards"]}
-    return int(emit_check(reading.groups, args, extra=extra))
+    if not getattr(args, "json", False):
+        print(f"{args.photo}: " + " | ".join(" ".join(str(c) for c in g) for g in reading.groups))
+    try:
+        return int(emit_check(reading.groups, args, extra=extra))
+    except ValueError as exc:  # a phase the rule set does not have
+        return _err(str(exc))
 
 
 def run_train(args: argparse.Namespace) -> int:

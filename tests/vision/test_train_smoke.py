@@ -1,0 +1,49 @@
+"""A training smoke run: tiny data, one epoch, small input; it completes and exports models that load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ultralytics")
+pytest.importorskip("torch")
+
+from companion.cli import main
+from vision.crops import CLASS_CARDS, CROP
+from vision.train import _read_extra, write_extra_example
+
+
+@pytest.mark.slow
+def test_smoke_training_completes_and_exports(tmp_path: Path) -> None:
+    import onnxruntime as ort
+
+    out, data = tmp_path / "models", tmp_path / "data"
+    assert main(["train", "--smoke", "--out", str(out), "--data", str(data)]) == 0
+    det = ort.InferenceSession(str(out / "card-index.onnx"), providers=["CPUExecutionProvider"])
+    size = det.get_inputs()[0].shape[2]
+    y = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, size, size), np.float32)})[0]
+    assert y.shape[:2] == (1, 5)  # x, y, w, h, score of the one class
+    cls = ort.InferenceSession(str(out / "index-classifier.onnx"), providers=["CPUExecutionProvider"])
+    logits = cls.run(None, {"crops": np.zeros((3, 3, CROP, CROP), np.float32)})[0]
+    assert logits.shape == (3, len(CLASS_CARDS))
+    assert (out / "card-index.pt").exists() and (out / "index-classifier.pt").exists()
+
+
+def test_extra_examples_round_trip(tmp_path: Path) -> None:
+    img = np.full((300, 400, 3), 180, np.uint8)
+    card = CLASS_CARDS[7]
+    write_extra_example(tmp_path, "photo1", img, [(card, (40.0, 30.0, 80.0, 90.0))])
+    [(path, rows)] = _read_extra(tmp_path)
+    assert path.name == "photo1.jpg"
+    [(cls, box)] = rows
+    assert CLASS_CARDS[cls] == card
+    assert np.allclose(box, (40, 30, 80, 90), atol=0.01)
+
+
+def test_train_refuses_a_missing_extra_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--smoke", "--extra-data", str(tmp_path / "nope")]) == 2
+    assert "not a folder" in capsys.readouterr().err
