@@ -3,6 +3,7 @@ a game made through the API, and the shipped card model when it is there."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,6 +17,9 @@ from companion.app import create_app
 from companion.extensions import db
 from tests.web.conftest import ApiGame
 
+PG_URL = os.environ.get("TEST_DATABASE_URL")
+# Its own database on the test server, so that these tests and the score keeper's never share tables.
+PG_DATABASE = "phase10_photo_tests"
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
@@ -87,3 +91,69 @@ def api_game(client: FlaskClient) -> Callable[..., ApiGame]:
         return ApiGame(client, body)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def postgres_photo_url() -> str:
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    from companion.app import database_url
+
+    assert PG_URL is not None
+    server = make_url(database_url(PG_URL))
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f"DROP DATABASE IF EXISTS {PG_DATABASE}"))
+        conn.execute(text(f"CREATE DATABASE {PG_DATABASE}"))
+    admin.dispose()
+    url = server.set(database=PG_DATABASE).render_as_string(hide_password=False)
+    from flask_migrate import upgrade
+
+    app = create_app({"SECRET_KEY": "test", "SQLALCHEMY_DATABASE_URI": url, "TESTING": True})
+    with app.app_context():
+        upgrade()
+        db.engine.dispose()
+    return url
+
+
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgres", marks=pytest.mark.postgres)
+    if PG_URL
+    else pytest.param("postgres", marks=pytest.mark.skip(reason="TEST_DATABASE_URL is not set")),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def any_database_app(
+    request: pytest.FixtureRequest, app_factory: Callable[..., Flask], tmp_path: Path
+) -> Iterator[Flask]:
+    """The app on SQLite, and again on PostgreSQL when the test server is there."""
+    if request.param == "sqlite":
+        yield app_factory()
+        return
+    from sqlalchemy import create_engine, text
+
+    url = request.getfixturevalue("postgres_photo_url")
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "TRUNCATE laid_down_marks, audit_entries, rounds, game_players, games, players RESTART IDENTITY CASCADE"
+            )
+        )
+    engine.dispose()
+    app = create_app(
+        {
+            "SECRET_KEY": "test secret",
+            "SQLALCHEMY_DATABASE_URI": url,
+            "TESTING": True,
+            "WTF_CSRF_ENABLED": False,
+            "TRAINING_FOLDER": str(tmp_path / "training"),
+        }
+    )
+    yield app
+    with app.app_context():
+        db.session.remove()
+        db.engine.dispose()

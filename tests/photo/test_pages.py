@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from companion.extensions import db
 from companion.referee.marks import LaidDownMark
+
+
+@pytest.fixture
+def app(any_database_app):
+    """Marks are stored: every page test runs on SQLite and, when it is there, on PostgreSQL."""
+    return any_database_app
 
 
 def _checked(page: str, seat: int) -> bool:
