@@ -3,6 +3,7 @@
 No Flask, no SQLAlchemy, no OpenCV here: every other part of the project asks this package.
 """
 
+from .advisor import Advice, GroupAdvice, advise
 from .cards import (
     Card,
     Color,
@@ -17,31 +18,84 @@ from .cards import (
     playing_deck,
     standard_deck,
 )
+from .game import (
+    GameSetupError,
+    GameState,
+    IllegalReportError,
+    Placement,
+    PlayerReport,
+    PlayerState,
+    RoundReport,
+    RoundResult,
+    new_game,
+    play_round,
+    preview,
+    replay,
+    round_points,
+)
+from .hits import HitVerdict, apply_hit, check_hit
 from .phases import PLAYING_CARD_PHASES, STANDARD_PHASES, GroupKind, Phase, Requirement
+from .referee import (
+    IllegalPlayError,
+    InvalidGroupError,
+    LaidGroup,
+    Verdict,
+    WrongDeckError,
+    check_phase,
+    is_valid_phase,
+    make_group,
+)
 from .rulesets import RULESETS, InvalidOptionError, RuleSet, UnknownRuleSetError, get_ruleset, ruleset_names
 
 __all__ = [
     "PLAYING_CARD_PHASES",
     "RULESETS",
     "STANDARD_PHASES",
+    "Advice",
     "Card",
     "Color",
     "Deck",
+    "GameSetupError",
+    "GameState",
+    "GroupAdvice",
     "GroupKind",
+    "HitVerdict",
+    "IllegalPlayError",
+    "IllegalReportError",
     "InvalidCardError",
+    "InvalidGroupError",
     "InvalidOptionError",
     "Kind",
+    "LaidGroup",
     "Phase",
+    "Placement",
+    "PlayerReport",
+    "PlayerState",
     "Requirement",
+    "RoundReport",
+    "RoundResult",
     "RuleSet",
     "Suit",
     "UnknownRuleSetError",
+    "Verdict",
+    "WrongDeckError",
+    "advise",
+    "apply_hit",
     "card_points",
+    "check_hit",
+    "check_phase",
     "get_ruleset",
     "hand_points",
+    "is_valid_phase",
+    "make_group",
+    "new_game",
     "parse_cards",
     "parse_groups",
+    "play_round",
     "playing_deck",
+    "preview",
+    "replay",
+    "round_points",
     "ruleset_names",
     "standard_deck",
 ]
