@@ -87,6 +87,35 @@ def page_weight(base: str, game_id: str) -> tuple[int, dict[str, int]]:
     return sum(sizes.values()), sizes
 
 
+def follower_polls(base: str, game_ids: list[str], per_client: int = 50) -> list[float]:
+    """Share pages polling unchanged games with If-None-Match, one thread per game, back to back."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+
+    def follower(game_id: str) -> None:
+        url = f"{base}/api/games/{game_id}"
+        with urllib.request.urlopen(url) as first:
+            etag = first.headers["ETag"]
+        for _ in range(per_client):
+            request = urllib.request.Request(url, headers={"If-None-Match": etag})
+            t0 = time.perf_counter()
+            try:
+                urllib.request.urlopen(request, timeout=30).read()
+                status = 200
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+            with lock:
+                latencies.append((time.perf_counter() - t0) * 1000)
+            assert status == 304, status
+
+    threads = [threading.Thread(target=follower, args=(g,)) for g in game_ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return latencies
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=20)
@@ -167,6 +196,7 @@ def main() -> int:
                 t.join()
             wall = time.perf_counter() - wall
             total, sizes = page_weight(base, games[0][0])
+            polls = follower_polls(base, [g for g, _ in games])
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -184,6 +214,10 @@ def main() -> int:
         f"p99 {percentile(latencies, 99):.1f}  max {max(latencies):.1f}"
     )
     print(f"throughput: {len(latencies) / wall:.0f} saves/s over {wall:.1f} s")
+    print(
+        f"share-page poll (304, {len(polls)} polls from {args.clients} followers back to back) ms: "
+        f"median {statistics.median(polls):.1f}  p95 {percentile(polls, 95):.1f}"
+    )
     print(
         f"game page first load: {total} bytes ({total / 1024:.1f} KiB) = "
         + ", ".join(f"{k} {v}" for k, v in sizes.items())
