@@ -16,6 +16,8 @@ from typing import Any
 
 from flask import Response, current_app, jsonify, request
 
+from companion.rules import Deck
+
 from ..extensions import csrf
 from . import bp, camera
 from .checking import (
@@ -91,6 +93,12 @@ def check_photo() -> dict[str, Any]:
     if kind and kind not in KINDS:
         raise CheckError(f'"kind" is the kind of group hit onto: {", ".join(KINDS)}', field="kind")
     phase = None if kind else phase_from(form_field("phase"), rules)
+    if rules.deck is not Deck.STANDARD:
+        raise CheckError(
+            "the camera reads Phase 10 cards only; for playing cards, tap the cards in",
+            status=422,
+            field="photo",
+        )
     try:
         reading = camera.read(data, max_pixels=int(current_app.config["PHOTO_MAX_PIXELS"]))
     except camera.PhotoError as exc:
@@ -100,11 +108,16 @@ def check_photo() -> dict[str, Any]:
     found = reading_dict(reading, file_name)
     groups = groups_of(reading)
     if not groups:
-        raise NoCardsFound(found)
-    if kind:
-        return {**hit_from_photo(kind, groups, rules), **found, "rules": rules.to_dict()}
-    assert phase is not None
-    return {**judge_phase(groups, phase, rules), **found, "rules": rules.to_dict()}
+        raise ReadingRefused(
+            "no cards were found in the photo: take it again from above in good light, or tap the cards in",
+            found,
+        )
+    try:
+        verdict = hit_from_photo(kind, groups, rules) if kind else judge_phase(groups, phase or 0, rules)
+    except CheckError as exc:
+        # The page still shows what was read, so the player can fix it by tapping.
+        raise ReadingRefused(exc.message, found, status=exc.status) from None
+    return {**verdict, **found, "rules": rules.to_dict()}
 
 
 def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> dict[str, Any]:
@@ -128,13 +141,11 @@ def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> 
     return judge_hit(kind, onto, cards, rules, end=end)
 
 
-class NoCardsFound(CheckError):
-    def __init__(self, found: dict[str, Any]) -> None:
-        super().__init__(
-            "no cards were found in the photo: take it again from above in good light, or tap the cards in",
-            status=422,
-            field="photo",
-        )
+class ReadingRefused(CheckError):
+    """A photo was read but cannot be judged as it stands; the answer carries the reading all the same."""
+
+    def __init__(self, message: str, found: dict[str, Any], status: int = 422) -> None:
+        super().__init__(message, status=status, field="photo")
         self.found = found
 
     def to_dict(self) -> dict[str, Any]:

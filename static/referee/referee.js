@@ -563,6 +563,13 @@
       });
       if (catalogue[rules.name].phases[keep]) phaseSel.value = keep;
     }
+    const shoot = root.querySelector(".ref-shoot");
+    if (shoot) {
+      const phase10 = deck() === "standard";
+      shoot.hidden = !phase10;
+      $("ref-camera-tip").hidden = !phase10;
+      $("ref-camera-deck").hidden = phase10;
+    }
     if (mode === "hit") {
       const kind = $("ref-kind");
       const has = Array.from(kind.options).some((o) => o.value === "suit");

@@ -196,3 +196,21 @@ def test_hit_photo_with_an_unknown_kind_is_refused_before_reading(client, monkey
     monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: pytest.fail("the photo was read"))
     answer = _post_photo(client, b"\xff\xd8\xff", kind="pair")
     assert answer.status_code == 400 and "kind" in answer.json["error"]
+
+
+def test_004_the_camera_is_not_asked_about_playing_cards(client, monkeypatch):
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: pytest.fail("the photo was read"))
+    answer = _post_photo(client, b"\xff\xd8\xff", rules="playing-cards", phase="1")
+    assert answer.status_code == 422 and "Phase 10 cards only" in answer.json["error"]
+
+
+def test_a_photo_that_cannot_be_judged_still_returns_what_was_read(client, monkeypatch):
+    from .scenes import known_reading, phase_scene
+
+    jpeg, truth = phase_scene("R9 B10 G11", seed=7)
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: known_reading("R9 B10 G11", truth, {}))
+    answer = _post_photo(client, jpeg, kind="run")
+    assert answer.status_code == 422 and "row below" in answer.json["error"]
+    assert [c["card"] for c in answer.json["cards"]] == ["R9", "B10", "G11"] and answer.json["detected"] == [
+        [0, 1, 2]
+    ]
