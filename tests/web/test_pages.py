@@ -352,6 +352,21 @@ def test_csrf_is_required_on_every_form(database, api_game):
     game_id = ok.headers["Location"].rsplit("/", 1)[1]
     no_token = client.post(f"/games/{game_id}/round", data={"round": "1", "went_out": "Ana", "save": "1"})
     assert no_token.status_code == 400
+    round_page = client.get(f"/games/{game_id}/round").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', round_page).group(1)
+    data = {
+        "csrf_token": token,
+        "round": "1",
+        "went_out": "Ana",
+        "p0_down": "y",
+        "p1_points": "10",
+        "save": "1",
+    }
+    assert client.post(f"/games/{game_id}/round", data=data).status_code == 302
+    assert client.post(f"/games/{game_id}/rounds/1/delete").status_code == 400
+    edit = {**data, "csrf_token": ""}
+    assert client.post(f"/games/{game_id}/rounds/1/edit", data=edit).status_code == 400
+    assert client.post(f"/games/{game_id}/rounds/1/delete", data={"csrf_token": token}).status_code == 302
     with app.app_context():
         from companion.extensions import db
 
