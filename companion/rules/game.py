@@ -46,6 +46,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from .cards import (
@@ -203,6 +204,7 @@ def _deck_in_play(deck: Deck, players: int) -> tuple[Card, ...]:
     return standard_deck() if deck is Deck.STANDARD else playing_deck(players)
 
 
+@lru_cache(maxsize=2)
 def max_hand_points(deck: Deck) -> int:
     """The most points one hand can score in a round: its :data:`MAX_HAND_CARDS` highest-scoring cards of the
     largest deck in play (six players). Typed totals above it are refused as typing mistakes.
@@ -417,6 +419,12 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
                 )
 
 
+@lru_cache(maxsize=8)
+def _deck_counts(deck: Deck, players: int) -> Mapping[Card, int]:
+    # Every report check asks this; counting a 216-card deck each time was most of a replay's cost.
+    return MappingProxyType(Counter(_deck_in_play(deck, players)))
+
+
 def _validate_copies(report: RoundReport, rules: RuleSet, players_in_game: int) -> None:
     """More copies of a card than the deck has cannot be in hands (001 deck list; 004 packs per two players)."""
     held: Counter[Card] = Counter()
@@ -424,12 +432,12 @@ def _validate_copies(report: RoundReport, rules: RuleSet, players_in_game: int) 
         held.update(entry.cards or ())
     if not held:
         return
-    available = Counter(_deck_in_play(rules.deck, max(MIN_PLAYERS, min(players_in_game, MAX_PLAYERS))))
+    available = _deck_counts(rules.deck, max(MIN_PLAYERS, min(players_in_game, MAX_PLAYERS)))
     for card, count in held.items():
-        if count > available[card]:
+        if count > available.get(card, 0):
             raise IllegalReportError(
                 f"{count} cards {card} are reported in hands, but {_deck_name(rules.deck)} in this game has only "
-                f"{available[card]}"
+                f"{available.get(card, 0)}"
             )
 
 
