@@ -166,43 +166,62 @@ def referee_app(tmp_path: Path):
         db.engine.dispose()
 
 
-def test_photo_page_shows_boxes_takes_a_correction_and_keeps_the_photo(
+def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     referee_app, browser, tmp_path, monkeypatch
 ):
-    """The page's side of a photo: the camera's reading is the scene's known cards with the B6 misread as a B8
-    (so this runs without the shipped model); the upload, the boxes, the correction and the kept photo are real."""
+    """The page's side of a photo: the camera's reading is the scene's known cards with the B6 misread as a B8 and
+    the G7 missed (so this runs without the shipped model); the upload, the boxes, the corrections, the tap that
+    places the missed card on the photo and the kept photo's labels are real."""
     from companion.referee import camera
     from tests.photo.scenes import known_reading, phase_scene
+    from vision.crops import CLASS_CARDS
     from vision.train import _read_extra
 
     text = "R7 B7 G7 | G3 Y4 W B6"
     jpeg, truth = phase_scene(text, seed=3)
     monkeypatch.setattr(camera, "status", lambda: camera.CameraStatus(True))
-    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: known_reading(text, truth, {6: "B8"}))
+    monkeypatch.setattr(
+        camera, "read", lambda data, *, max_pixels: known_reading(text, truth, {6: "B8"}, missed=(2,))
+    )
     photo = tmp_path / "phase.jpg"
     photo.write_bytes(jpeg)
     with served(referee_app) as base:
         page = phone(browser)
         page.goto(f"{base}/referee/?phase=2")
         page.set_input_files("#ref-pick", str(photo))
-        page.wait_for_selector("#ref-status:has-text('7 cards found')")
+        page.wait_for_selector("#ref-status:has-text('6 cards found')")
         assert (
-            page.locator("#ref-boxes rect").count() == 7
+            page.locator("#ref-boxes rect").count() == 6
             and page.locator("#ref-boxes rect.unsure").count() == 1
         )
         page.wait_for_selector("#ref-verdict .ref-bad")
         shot(page, "stub-photo-misread")
+        # Change the misread card.
         page.locator('.ref-row[data-row="1"] .chip[data-card="B8"]').click()
         pick_card(page, "B6")
         page.locator("#ref-picker button[value=done]").click()
+        page.wait_for_selector("#ref-boxes text:has-text('B6')")
+        # Two 7s are no set of 3: the verdict stays "not valid" until the missed G7 is added and placed.
+        assert "Not valid" in verdict(page)
+        add_card(page, 0, "G7")
+        page.wait_for_selector("#ref-status:has-text('Tap the photo')")
+        box = [float(v) for v in truth[2][1]]
+        svg = page.locator("#ref-boxes")
+        size = svg.bounding_box()
+        centre = {
+            "x": (box[0] + box[2]) / 2 / 1024 * size["width"],
+            "y": (box[1] + box[3]) / 2 / 768 * size["height"],
+        }
+        svg.click(position=centre)
+        page.wait_for_function("document.querySelectorAll('#ref-boxes rect').length === 7")
         page.wait_for_selector("#ref-verdict .ref-ok")
-        assert page.locator("#ref-boxes text", has_text="B6").count() == 1
+        assert "Valid: phase 2" in verdict(page)
         page.check("#ref-allow")
         page.locator("#ref-keep-button").click()
         page.wait_for_selector("#ref-keep-status:has-text('Thank you')")
         no_sideways_scroll(page)
         shot(page, "stub-photo-corrected")
     ((_image, rows),) = _read_extra(tmp_path / "training")
-    from vision.crops import CLASS_CARDS
-
-    assert [str(CLASS_CARDS[c]) for c, _ in rows] == text.replace("| ", "").split()
+    assert sorted(str(CLASS_CARDS[c]) for c, _ in rows) == sorted(text.replace("| ", "").split())
+    placed = next(b for c, b in rows if str(CLASS_CARDS[c]) == "G7")
+    assert abs((placed[0] + placed[2]) / 2 - (truth[2][1][0] + truth[2][1][2]) / 2) < 6

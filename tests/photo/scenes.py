@@ -83,22 +83,34 @@ def rotated_for_exif(jpeg: bytes) -> bytes:
 
 
 def known_reading(
-    text: str, truth: list[tuple[Card, tuple[float, float, float, float]]], misread: dict[int, str]
+    text: str,
+    truth: list[tuple[Card, tuple[float, float, float, float]]],
+    misread: dict[int, str],
+    missed: tuple[int, ...] = (),
+    size: tuple[int, int] = (1024, 768),
 ):
-    """What a camera that reads ``truth`` perfectly, except the cards in ``misread`` (index -> wrong card, at low
-    confidence), would answer: for testing the page's corrections independently of the model's accuracy."""
+    """What a camera that reads ``truth`` perfectly would answer, except for the cards in ``misread`` (index ->
+    the wrong card, at low confidence) and the ones it ``missed``: for testing the page's corrections
+    independently of the model's accuracy."""
     from vision.reader import CardReading, PhotoReading
 
-    cards = []
-    for i, (card, box) in enumerate(truth):
-        wrong = misread.get(i)
-        read = Card.parse(wrong) if wrong else card
-        cards.append(CardReading(read, 0.41 if wrong else 0.97, tuple(round(v) for v in box)))  # type: ignore[arg-type]
-    sizes = [len(g) for g in parse_groups(text)]
-    groups, start = [], 0
-    for n in sizes:
-        groups.append(tuple(c.card for c in cards[start : start + n]))
+    cards, groups, start = [], [], 0
+    for n in (len(g) for g in parse_groups(text)):
+        row = []
+        for i in range(start, start + n):
+            if i in missed:
+                continue
+            card, box = truth[i]
+            wrong = misread.get(i)
+            read = CardReading(
+                Card.parse(wrong) if wrong else card,
+                0.41 if wrong else 0.97,
+                tuple(round(v) for v in box),  # type: ignore[arg-type]
+            )
+            cards.append(read)
+            row.append(read.card)
+        groups.append(tuple(row))
         start += n
     return PhotoReading(
-        tuple(cards), tuple(groups), 1024, 768, {"decode": 1.0, "inference": 1.0, "post": 0.0}
+        tuple(cards), tuple(groups), size[0], size[1], {"decode": 1.0, "inference": 1.0, "post": 0.0}
     )
