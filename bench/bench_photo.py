@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import logging
 import os
 import platform
 import statistics
@@ -115,6 +116,8 @@ def main() -> int:
 
         if args.concurrent > 1:
             from werkzeug.serving import make_server
+
+            logging.getLogger("werkzeug").setLevel(logging.WARNING)
 
             server = make_server("127.0.0.1", 0, app, threaded=True)
             thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -20,11 +20,13 @@ from tests.web.conftest import ApiGame
 PG_URL = os.environ.get("TEST_DATABASE_URL")
 # Its own database on the test server, so that these tests and the score keeper's never share tables.
 PG_DATABASE = "phase10_photo_tests"
-MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
 def model_ready() -> bool:
-    return (MODELS / "card-index.onnx").exists() and (MODELS / "index-classifier.onnx").exists()
+    from companion.referee import camera
+
+    # The camera's own answer: the vision extra is installed and its model files are where it looks for them.
+    return camera.status().ready
 
 
 needs_model = pytest.mark.skipif(not model_ready(), reason="the shipped card model is not in models/ yet")
