@@ -11,6 +11,10 @@
   const mode = initial.mode;
   const game = initial.game;
   const api = root.dataset.api;
+  // Below this confidence (detector score x classifier probability) a card is marked "?" for the player to check.
+  // Measured on rendered lay-downs: most misread cards scored below it, few correctly read ones did.
+  const UNSURE = 0.5;
+  const unsure = (chip) => chip.conf !== null && chip.conf !== undefined && chip.conf < UNSURE;
 
   let rules = initial.rules;
   let rows = [];            // rows of chips: {card, box, conf, photo, typed}
@@ -53,7 +57,7 @@
     el.title = f.title;
     el.setAttribute("aria-label", f.title);
     el.dataset.card = chip.card;
-    if (!mini && chip.conf !== null && chip.conf !== undefined && chip.conf < 0.6) el.classList.add("unsure");
+    if (!mini && unsure(chip)) el.classList.add("unsure");
     if (!mini && chip.typed) el.classList.add("typed");
     return el;
   }
@@ -129,9 +133,9 @@
   function photoStatus() {
     const chips = photoChips();
     if (!chips.length) { status(""); return; }
-    const unsure = chips.filter((c) => c.conf !== null && c.conf < 0.6).length;
+    const doubtful = chips.filter(unsure).length;
     status(chips.length + " card" + (chips.length === 1 ? "" : "s") + " found" +
-      (unsure ? "; " + unsure + " marked ? may be misread" : "") + ". Tap a card to correct it.");
+      (doubtful ? "; " + doubtful + " marked ? may be misread" : "") + ". Tap a card to correct it.");
   }
 
   // ------------------------------------------------------------------ the photo
@@ -150,7 +154,7 @@
       const r = document.createElementNS(NS, "rect");
       r.setAttribute("x", x1); r.setAttribute("y", y1);
       r.setAttribute("width", x2 - x1); r.setAttribute("height", y2 - y1);
-      if (chip.conf !== null && chip.conf < 0.6) r.classList.add("unsure");
+      if (unsure(chip)) r.classList.add("unsure");
       if (chip === highlight) r.classList.add("picked");
       svg.appendChild(r);
       const t = document.createElementNS(NS, "text");
