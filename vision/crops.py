@@ -1,7 +1,8 @@
 """The corner crop the classifier reads, shared by training and serving (numpy + OpenCV only).
 
 A crop is the detected index box grown by a margin and resampled to ``CROP`` x ``CROP`` pixels from the
-full-resolution image, so the classifier reads the index sharper than the detector saw it.
+decoded photo (larger than the detector's input), so the classifier reads the index sharper than the detector
+saw it.
 """
 
 from __future__ import annotations
@@ -36,28 +37,30 @@ def crop_index(
     shift: tuple[float, float] = (0.0, 0.0),
     zoom: float = 1.0,
 ) -> np.ndarray:
-    """``CROP`` x ``CROP`` BGR crop around ``box`` (image pixels); ``shift``/``zoom`` only for training jitter."""
+    """``CROP`` x ``CROP`` BGR crop of ``box`` (image pixels); ``shift``/``zoom`` only for training jitter.
+
+    The crop is square, as wide as the box's longer side plus a margin, and anchored at the box's top-left
+    corner (where the card's corner is): the aspect of the index survives, so a narrow "1" never gets
+    stretched into something that looks like "11".
+    """
     x0, y0, x1, y1 = box
-    w, h = max(x1 - x0, 2.0), max(y1 - y0, 2.0)
-    cx = (x0 + x1) / 2 + shift[0] * w
-    cy = (y0 + y1) / 2 + shift[1] * h
-    sw, sh = w * (1 + 2 * MARGIN) * zoom, h * (1 + 2 * MARGIN) * zoom
-    m = np.float32([[CROP / sw, 0, CROP / 2 - cx * CROP / sw], [0, CROP / sh, CROP / 2 - cy * CROP / sh]])
-    # Shrinking a large box by a big factor aliases: pre-blur the source region in proportion.
-    factor = min(sw, sh) / CROP
-    interp = cv2.INTER_AREA if factor > 1.5 else cv2.INTER_LINEAR
-    if factor > 1.5:
-        ix0, iy0 = max(int(cx - sw / 2) - 2, 0), max(int(cy - sh / 2) - 2, 0)
-        ix1, iy1 = min(int(cx + sw / 2) + 3, image.shape[1]), min(int(cy + sh / 2) + 3, image.shape[0])
+    side = max(x1 - x0, y1 - y0, 2.0)
+    full = side * (1 + 2 * MARGIN) * zoom
+    left = x0 - MARGIN * side + shift[0] * side
+    top = y0 - MARGIN * side + shift[1] * side
+    s = CROP / full
+    if s < 1 / 1.5:
+        # Shrinking by a large factor aliases: area-resample the region first, then place it.
+        ix0, iy0 = max(int(left) - 2, 0), max(int(top) - 2, 0)
+        ix1, iy1 = min(int(left + full) + 3, image.shape[1]), min(int(top + full) + 3, image.shape[0])
         if ix1 > ix0 and iy1 > iy0:
-            region = image[iy0:iy1, ix0:ix1]
-            scale_x, scale_y = CROP / sw, CROP / sh
-            small = cv2.resize(region, None, fx=scale_x, fy=scale_y, interpolation=interp)
-            m = np.float32([[1, 0, (ix0 - cx) * scale_x + CROP / 2], [0, 1, (iy0 - cy) * scale_y + CROP / 2]])
+            small = cv2.resize(image[iy0:iy1, ix0:ix1], None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+            m = np.float32([[1, 0, (ix0 - left) * s], [0, 1, (iy0 - top) * s]])
             return cv2.warpAffine(
                 small, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
             )
-    return cv2.warpAffine(image, m, (CROP, CROP), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    m = np.float32([[s, 0, -left * s], [0, s, -top * s]])
+    return cv2.warpAffine(image, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def to_input(crops: np.ndarray) -> np.ndarray:

@@ -65,8 +65,44 @@ def group_boxes(boxes: Sequence[Box]) -> list[list[int]]:
     def key(g: list[int]) -> tuple[float, float]:
         return float(np.mean(y[g])), float(x[g[0]])
 
+    groups = _bridge_gaps(groups, x, y, unit)
     groups.sort(key=key)
     return _row_order(groups, y, x, unit)
+
+
+BRIDGE = 2.1  # a gap of up to this many of a fan's own steps is one card the detector missed
+
+
+def _bridge_gaps(groups: list[list[int]], x: np.ndarray, y: np.ndarray, unit: float) -> list[list[int]]:
+    """Join two chains when the second continues the first after a gap of about one card.
+
+    An index the detector misses breaks its fan in two; the fan's own spacing tells such a gap from the space
+    after a fan's last card, which lies whole and so is a full card width wide.
+    """
+
+    def step(g: list[int]) -> float | None:
+        return float(np.median(np.diff(x[g]))) if len(g) > 1 else None
+
+    merged = True
+    while merged:
+        merged = False
+        for a in groups:
+            for b in groups:
+                if a is b:
+                    continue
+                steps = [s for s in (step(a), step(b)) if s is not None]
+                if not steps:
+                    continue
+                dx = x[b[0]] - x[a[-1]]
+                dy = abs(y[b[0]] - y[a[-1]])
+                if 0 < dx <= BRIDGE * max(steps) and dy <= MAX_RISE * unit:
+                    a.extend(b)
+                    groups.remove(b)
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
 
 
 def _row_order(groups: list[list[int]], y: np.ndarray, x: np.ndarray, unit: float) -> list[list[int]]:

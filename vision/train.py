@@ -39,7 +39,7 @@ class TrainConfig:
     batch: int = 16
     seed: int = 0
     threads: int = 2
-    classifier_epochs: int = 8
+    classifier_epochs: int = 12
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
     init_classifier: Path | None = None
@@ -181,15 +181,37 @@ def _classifier_net(n_classes: int):  # torch is imported lazily, so no annotati
 
 
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Photometric jitter on uint8 crops: white balance, exposure, contrast, noise, blur."""
-    x = x.astype(np.float32)
+    """Jitter on uint8 crops: geometry (narrow/wide, slanted, turned), stroke weight, white balance, exposure,
+    contrast, noise and blur. Geometry and stroke weight stand in for fonts the classifier has never seen."""
     n = len(x)
+    out = np.empty_like(x)
+    c = CROP / 2
+    for i in range(n):
+        a = np.deg2rad(rng.uniform(-8, 8))
+        sx, sy = rng.uniform(0.8, 1.2), rng.uniform(0.9, 1.1)
+        sh = rng.uniform(-0.2, 0.2)
+        m = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ np.array([[sx, sh], [0, sy]])
+        t = np.array([c, c]) - m @ np.array([c, c]) + rng.normal(0, 1.0, 2)
+        img = cv2.warpAffine(
+            x[i],
+            np.hstack([m, t[:, None]]).astype(np.float32),
+            (CROP, CROP),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        r = rng.random()
+        if r < 0.15:
+            img = cv2.erode(img, np.ones((2, 2), np.uint8))  # darker ink spreads: a bolder face
+        elif r < 0.3:
+            img = cv2.dilate(img, np.ones((2, 2), np.uint8))  # paper spreads: a lighter face
+        out[i] = img
+    f = out.astype(np.float32)
     gains = rng.uniform(0.7, 1.3, (n, 1, 1, 3)) * rng.uniform(0.6, 1.3, (n, 1, 1, 1))
-    x = x * gains
-    mean = x.mean(axis=(1, 2, 3), keepdims=True)
-    x = (x - mean) * rng.uniform(0.7, 1.2, (n, 1, 1, 1)) + mean
-    x += rng.normal(0, 1, x.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
-    out = np.clip(x, 0, 255).astype(np.uint8)
+    f = f * gains
+    mean = f.mean(axis=(1, 2, 3), keepdims=True)
+    f = (f - mean) * rng.uniform(0.7, 1.2, (n, 1, 1, 1)) + mean
+    f += rng.normal(0, 1, f.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
+    out = np.clip(f, 0, 255).astype(np.uint8)
     for i in np.nonzero(rng.random(n) < 0.25)[0]:
         out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
     return out

@@ -56,3 +56,16 @@ def test_rows_are_recovered_whatever_their_size_and_slant(
 
 def test_nothing_found_is_no_groups() -> None:
     assert group_boxes([]) == []
+
+
+def test_a_fan_with_one_index_missed_stays_one_group() -> None:
+    row = _row(100, 100, 8, 45)
+    del row[4]  # the detector missed the fifth card: a gap of two steps (90 px, over 3.5 index heights)
+    assert group_boxes(row) == [list(range(7))]
+
+
+def test_a_loose_card_a_card_width_after_a_fan_is_not_bridged() -> None:
+    # Fan steps of 40 px; the loose card's index is a whole card (about 100 px) past the fan's last index.
+    row = _row(100, 100, 5, 40)
+    loose = [(100 + 4 * 40 + 100, 100, 100 + 4 * 40 + 120, 124)]
+    assert group_boxes(row + loose) == [[0, 1, 2, 3, 4], [5]]
