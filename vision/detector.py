@@ -23,7 +23,7 @@ CLASSIFIER_FILE = "index-classifier.onnx"
 
 DET_CONF = 0.25
 NMS_IOU = 0.5
-MIN_CARD_PROB = 0.5
+MIN_CARD_PROB = 0.35  # chosen on the validation scenes (training designs), not on the held-out set
 # The classifier reads each index from a few slightly different crops and averages: a detector box that sits a
 # little off, or a face unlike the training fonts, then weighs less on one unlucky crop.
 CROP_VIEWS: tuple[tuple[float, float, float], ...] = (

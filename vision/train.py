@@ -39,7 +39,7 @@ class TrainConfig:
     batch: int = 16
     seed: int = 0
     threads: int = 2
-    classifier_epochs: int = 12
+    classifier_epochs: int = 20
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
     init_classifier: Path | None = None
@@ -199,6 +199,12 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             flags=cv2.INTER_LINEAR,
             borderMode=cv2.BORDER_REPLICATE,
         )
+        if rng.random() < 0.3:
+            # The next card of a fan covering the right part of the corner: a paper band with an edge.
+            x0 = int(rng.uniform(0.55, 0.9) * CROP)
+            tone = int(rng.uniform(170, 255))
+            img[:, x0:] = tone
+            img[:, x0 : x0 + 1] = int(tone * rng.uniform(0.3, 0.8))
         r = rng.random()
         if r < 0.15:
             img = cv2.erode(img, np.ones((2, 2), np.uint8))  # darker ink spreads: a bolder face

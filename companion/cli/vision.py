@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--epochs", type=int, default=10)
     t.add_argument("--imgsz", type=int, default=512)
     t.add_argument("--batch", type=int, default=16)
-    t.add_argument("--classifier-epochs", type=int, default=12)
+    t.add_argument("--classifier-epochs", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     t.add_argument("--stage", choices=("all", "classifier", "detector"), default="all")

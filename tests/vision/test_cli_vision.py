@@ -1,0 +1,78 @@
+"""The command-line contract of ``phase10 detect`` and ``phase10 check --photo``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from companion.cli import main
+from companion.rules.cards import Card
+
+
+def test_detect_json_is_one_object_per_photo(scene_jpeg: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--json", str(scene_jpeg), str(scene_jpeg)]) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    assert len(lines) == 2
+    obj = json.loads(lines[0])
+    assert obj["file"] == str(scene_jpeg)
+    assert {"cards", "groups"} <= set(obj)
+    assert obj["cards"], "no cards found in a rendered scene"
+    for c in obj["cards"]:
+        assert set(c) == {"card", "confidence", "box"}
+        Card.parse(c["card"])
+        assert len(c["box"]) == 4 and all(isinstance(v, int) for v in c["box"])
+        assert 0 <= c["confidence"] <= 1
+    assert [c["card"] for c in obj["cards"]] == [c for g in obj["groups"] for c in g]
+
+
+def test_detect_annotate_writes_an_image(scene_jpeg: Path, tmp_path: Path) -> None:
+    out = tmp_path / "annotated.jpg"
+    assert main(["detect", "--annotate", str(out), str(scene_jpeg)]) == 0
+    assert out.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("content", [b"", b"not an image at all", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"])
+def test_detect_bad_file_exits_2_with_a_message(
+    tmp_path: Path, content: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(content)
+    assert main(["detect", "--json", str(bad)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "bad.jpg" in captured.err and "Traceback" not in captured.err
+
+
+def test_detect_too_many_pixels_exits_2(scene_jpeg: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["detect", "--max-pixels", "1000", str(scene_jpeg)]) == 2
+    assert "too large" in capsys.readouterr().err
+
+
+def test_check_photo_prints_the_verdict_with_the_cards(scene_jpeg: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "check", "--photo", str(scene_jpeg), "--phase", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode in (0, 1), proc.stderr
+    obj = json.loads(proc.stdout)
+    assert obj["file"] == str(scene_jpeg)
+    assert obj["cards"] and {"card", "confidence", "box"} == set(obj["cards"][0])
+
+
+def test_check_photo_bad_file_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "empty.jpg"
+    bad.write_bytes(b"")
+    proc = subprocess.run(
+        [sys.executable, "-m", "companion", "check", "--photo", str(bad), "--phase", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "empty" in proc.stderr and "Traceback" not in proc.stderr
