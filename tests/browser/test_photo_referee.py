@@ -58,6 +58,13 @@ def pick_card(page, card: str) -> None:
     picker.locator("#ref-ranks").get_by_role("button", name=card[1:], exact=True).click()
 
 
+def correct(page, row: int, misread: str, card: str) -> None:
+    """Tap a chip and change it to ``card`` in the picker."""
+    page.locator(f'.ref-row[data-row="{row}"] .chip[data-card="{misread}"]').click()
+    pick_card(page, card)
+    page.locator("#ref-picker button[value=done]").click()
+
+
 def verdict(page) -> str:
     page.wait_for_function("!document.getElementById('ref-verdict').classList.contains('busy')")
     return page.locator("#ref-verdict").inner_text()
@@ -80,9 +87,7 @@ def test_001_tap_a_phase_in_then_change_one_card(base_url, browser):
     no_sideways_scroll(page)
     shot(page, "tap-valid")
     # The B6 was misread: it is a B7. Tap it and change the number.
-    page.locator('.ref-row[data-row="1"] .chip[data-card="B6"]').click()
-    pick_card(page, "B7")
-    page.locator("#ref-picker button[value=done]").click()
+    correct(page, 1, "B6", "B7")
     page.wait_for_selector("#ref-verdict .ref-bad")
     assert "the run G3 Y4 W B7 has a gap at 6" in verdict(page)
     shot(page, "tap-corrected")
@@ -97,9 +102,7 @@ def test_000_hit_onto_a_group_chosen_from_a_checked_phase(base_url, browser):
     add_card(page, 1, "B3")
     page.wait_for_selector("#ref-verdict .ref-bad")
     assert "takes a 2 or a 7, not a 3" in verdict(page)
-    page.locator('.ref-row[data-row="1"] .chip[data-card="B3"]').click()
-    pick_card(page, "B7")
-    page.locator("#ref-picker button[value=done]").click()
+    correct(page, 1, "B3", "B7")
     page.wait_for_selector("#ref-verdict .ref-ok")
     assert "Run 3–7" in verdict(page)
     no_sideways_scroll(page)
@@ -140,9 +143,7 @@ def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(bas
     assert page.locator("#ref-boxes rect").count() == 7
     page.wait_for_selector("#ref-verdict .ref-ok")
     shot(page, "photo-valid")
-    page.locator('.ref-row[data-row="0"] .chip[data-card="G7"]').click()
-    pick_card(page, "G8")
-    page.locator("#ref-picker button[value=done]").click()
+    correct(page, 0, "G7", "G8")
     page.wait_for_selector("#ref-verdict .ref-bad")
     assert "Not valid" in verdict(page)
     assert page.locator("#ref-boxes text", has_text="G8").count() == 1
@@ -197,9 +198,7 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
         page.wait_for_selector("#ref-verdict .ref-bad")
         shot(page, "stub-photo-misread")
         # Change the misread card.
-        page.locator('.ref-row[data-row="1"] .chip[data-card="B8"]').click()
-        pick_card(page, "B6")
-        page.locator("#ref-picker button[value=done]").click()
+        correct(page, 1, "B8", "B6")
         page.wait_for_selector("#ref-boxes text:has-text('B6')")
         # Two 7s are no set of 3: the verdict stays "not valid" until the missed G7 is added and placed.
         assert "Not valid" in verdict(page)
