@@ -47,3 +47,31 @@ def test_train_refuses_a_missing_extra_data_folder(
 ) -> None:
     assert main(["train", "--smoke", "--extra-data", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_fine_tuning_with_confirmed_photos_completes(tmp_path: Path) -> None:
+    from vision.scene import make_scene
+
+    extra = tmp_path / "confirmed"
+    for i in range(2):
+        scene = make_scene(555_000 + i)
+        write_extra_example(
+            extra, f"p{i}", scene.image, [(pc.card, pc.box) for pc in scene.cards if pc.visible]
+        )
+    out = tmp_path / "models"
+    args = [
+        "train",
+        "--smoke",
+        "--extra-data",
+        str(extra),
+        "--out",
+        str(out),
+        "--data",
+        str(tmp_path / "data"),
+    ]
+    assert main(args) == 0
+    assert (tmp_path / "data" / "images" / "extra" / "p0.jpg").exists()
+    labels = (tmp_path / "data" / "labels" / "extra" / "p0.txt").read_text().split("\n")
+    assert all(line.startswith("0 ") for line in labels if line)  # the detector sees one class
+    assert (out / "card-index.onnx").exists() and (out / "index-classifier.onnx").exists()
