@@ -224,3 +224,28 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     assert sorted(str(CLASS_CARDS[c]) for c, _ in rows) == sorted(text.replace("| ", "").split())
     placed = next(b for c, b in rows if str(CLASS_CARDS[c]) == "G7")
     assert abs((placed[0] + placed[2]) / 2 - (truth[2][1][0] + truth[2][1][2]) / 2) < 6
+
+
+@needs_model
+def test_a_photo_taken_upright_on_a_phone_shows_its_boxes_on_the_cards(base_url, browser, tmp_path):
+    """Phones store an upright photo as turned pixels plus an EXIF orientation; the browser shows it upright and
+    the server reads it upright, so the boxes land on the cards."""
+    from tests.photo.scenes import phase_scene, rotated_for_exif
+
+    jpeg, truth = phase_scene("R7 B7 G7 | G3 Y4 W B6", seed=3)
+    photo = tmp_path / "upright.jpg"
+    photo.write_bytes(rotated_for_exif(jpeg))
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=2")
+    page.set_input_files("#ref-pick", str(photo))
+    page.wait_for_selector("#ref-verdict .ref-ok", timeout=60_000)
+    shown = page.evaluate(
+        "[document.getElementById('ref-img').naturalWidth, document.getElementById('ref-img').naturalHeight]"
+    )
+    assert shown == [1024, 768]
+    assert page.evaluate("document.getElementById('ref-boxes').getAttribute('viewBox')") == "0 0 1024 768"
+    first = page.locator("#ref-boxes rect").first
+    x, y = float(first.get_attribute("x")), float(first.get_attribute("y"))
+    box = truth[0][1]
+    assert box[0] - 10 <= x <= box[2] and box[1] - 10 <= y <= box[3]
+    shot(page, "photo-exif")
