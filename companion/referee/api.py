@@ -1,6 +1,6 @@
 """``POST /api/check``: the referee as JSON, from a photo or from typed cards.
 
-Multipart (``photo``, ``phase``, ``rules``; ``kind`` and optionally ``onto``/``end`` for a hit) answers with the
+Multipart (``photo``, ``phase``, ``rules``; ``kind`` and optionally ``onto``, ``end``, ``phase_down`` for a hit) answers with the
 JSON ``phase10 check --photo PHOTO --json`` prints: the verdict, ``file`` and the ``cards`` found (card,
 confidence, box), plus ``detected`` (the groups as they lie, table order, as indexes into ``cards``), ``width``
 and ``height`` of the upright photo and the camera's ``timings_ms``. JSON ``{"phase": N, "rules": ..., "cards": [...]}`` or ``"groups": [[...]]``
@@ -125,6 +125,7 @@ def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> 
     row is the group on the table and the cards in the rows below are the ones to add."""
     onto_text = form_field("onto")
     end = form_field("end") or None
+    phase_down = (form_field("phase_down") or "true").lower() not in ("false", "0", "no")
     if onto_text and onto_text.strip():
         onto = cards_from(onto_text, rules, "onto")
         cards = [c for g in groups for c in g]
@@ -138,7 +139,7 @@ def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> 
             )
         onto = list(groups[0])
         cards = [c for g in groups[1:] for c in g]
-    return judge_hit(kind, onto, cards, rules, end=end)
+    return judge_hit(kind, onto, cards, rules, end=end, phase_down=phase_down)
 
 
 class ReadingRefused(CheckError):

@@ -91,7 +91,10 @@ def _typed_verdict(
                 return None, None
             onto = cards_from(args.get("onto", ""), rules, "onto")
             cards = cards_from(args.get("cards", ""), rules, "cards")
-            return judge_hit(args.get("kind", "set"), onto, cards, rules, end=args.get("end") or None), None
+            down = args.get("down") != "0"
+            return judge_hit(
+                args.get("kind", "set"), onto, cards, rules, end=args.get("end") or None, phase_down=down
+            ), None
         text = (args.get("cards") or "").strip()
         if not text or phase is None:
             return None, None

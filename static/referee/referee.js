@@ -211,6 +211,7 @@
     if (mode === "hit") {
       fd.append("kind", $("ref-kind").value);
       fd.append("end", $("ref-end").value);
+      fd.append("phase_down", $("ref-down").value === "1" ? "true" : "false");
       if (rows[0] && rows[0].length && !rows[1].length) fd.append("onto", rows[0].map((c) => c.card).join(" "));
     } else {
       fd.append("phase", String(currentPhase()));
@@ -255,7 +256,7 @@
     const cards = (row) => row.map((c) => c.card);
     if (mode === "hit") {
       if (!rows[0].length || !rows[1].length) return null;
-      return {rules: rules, kind: $("ref-kind").value, end: $("ref-end").value || null, onto: cards(rows[0]), cards: cards(rows[1])};
+      return {rules: rules, kind: $("ref-kind").value, end: $("ref-end").value || null, phase_down: $("ref-down").value === "1", onto: cards(rows[0]), cards: cards(rows[1])};
     }
     const filled = rows.filter((r) => r.length);
     if (!filled.length) return null;
@@ -585,7 +586,7 @@
   if (rulesSel) rulesSel.addEventListener("change", () => { readRules(); ensureRows(); changed(); });
   if (wrap) wrap.addEventListener("change", () => { readRules(); scheduleCheck(); });
   if (phaseSel) phaseSel.addEventListener("change", () => { ensureRows(); changed(); });
-  ["ref-kind", "ref-end"].forEach((id) => { const el = $(id); if (el) el.addEventListener("change", scheduleCheck); });
+  ["ref-kind", "ref-end", "ref-down"].forEach((id) => { const el = $(id); if (el) el.addEventListener("change", scheduleCheck); });
   const addGroup = $("ref-add-group");
   if (addGroup) addGroup.addEventListener("click", () => { rows.push([]); renderRows(); });
   $("ref-setup").addEventListener("submit", (ev) => { ev.preventDefault(); runCheck(); });

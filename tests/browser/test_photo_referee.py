@@ -249,3 +249,19 @@ def test_a_photo_taken_upright_on_a_phone_shows_its_boxes_on_the_cards(base_url,
     box = truth[0][1]
     assert box[0] - 10 <= x <= box[2] and box[1] - 10 <= y <= box[3]
     shot(page, "photo-exif")
+
+
+def test_001_move_a_card_to_the_other_group_and_remove_a_false_one(base_url, browser):
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=1&cards=R5+B5+W+G8+|+Y8+W+S")
+    page.wait_for_selector("#ref-verdict .ref-bad")
+    assert "Skip" in verdict(page) or "mixes" in verdict(page)
+    page.locator('.ref-row[data-row="0"] .chip[data-card="G8"]').click()
+    page.locator("#ref-moves button", has_text="Move to group 2").click()
+    page.locator('.ref-row[data-row="1"] .chip[data-card="S"]').click()
+    page.locator("#ref-remove").click()
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    text = verdict(page)
+    assert "Set of 5s" in text and "Set of 8s" in text
+    assert page.locator('.ref-row[data-row="1"] .chip:not(.add)').count() == 3
+    shot(page, "moved-and-removed")

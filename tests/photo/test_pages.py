@@ -62,6 +62,11 @@ def test_000_hit_page_without_javascript(client):
         "/referee/", query_string={"mode": "hit", "kind": "run", "onto": "W R4 R5 R6", "cards": "B3"}
     ).get_data(as_text=True)
     assert "Check a hit" in page and "✗ Not legal" in page and "takes a 2 or a 7, not a 3" in page
+    not_down = client.get(
+        "/referee/",
+        query_string={"mode": "hit", "kind": "run", "onto": "W R4 R5 R6", "cards": "B7", "down": "0"},
+    ).get_data(as_text=True)
+    assert "lay down your own phase before you can hit" in not_down
 
 
 def test_game_table_links_each_player_to_the_referee(client, api_game):
