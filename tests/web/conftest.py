@@ -21,7 +21,7 @@ from companion.app import create_app, database_url
 from companion.extensions import db
 
 PG_URL = os.environ.get("TEST_DATABASE_URL")
-TABLES = ("audit_entries", "rounds", "game_players", "games", "players")
+TABLES = ("laid_down_marks", "audit_entries", "rounds", "game_players", "games", "players")
 BACKENDS = [
     "sqlite",
     pytest.param("postgres", marks=pytest.mark.postgres)
