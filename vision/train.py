@@ -236,6 +236,8 @@ def train_classifier(
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
+    # The crop jitter runs in OpenCV between torch steps; two thread pools spinning on two cores starve each other.
+    cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     net = _classifier_net(len(CLASS_CARDS))
     if init is not None:
@@ -348,6 +350,34 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
     return Path(onnx_path)
 
 
+def plot_detector_curves(results_csv: Path, out_png: Path) -> None:
+    """Loss and validation mAP per epoch from Ultralytics' results.csv (matplotlib's own fonts, no download)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [line.split(",") for line in results_csv.read_text().strip().split("\n")]
+    head = [h.strip() for h in rows[0]]
+    cols = {h: [float(r[i]) for r in rows[1:]] for i, h in enumerate(head)}
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.2))
+    for k in ("train/box_loss", "train/cls_loss", "train/dfl_loss"):
+        a.plot(cols["epoch"], cols[k], label=k.split("/")[1])
+    a.set_xlabel("epoch")
+    a.set_yscale("log")
+    a.legend()
+    a.set_title("training loss")
+    b.plot(cols["epoch"], cols["metrics/mAP50(B)"], label="mAP50")
+    b.plot(cols["epoch"], cols["metrics/mAP50-95(B)"], label="mAP50-95")
+    b.set_xlabel("epoch")
+    b.set_ylim(0, 1)
+    b.legend()
+    b.set_title("validation (training designs)")
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=90)
+    plt.close(fig)
+
+
 # --- the whole run ---------------------------------------------------------------------------------------------
 
 
@@ -406,6 +436,9 @@ def run(cfg: TrainConfig) -> dict:
         t_det = time.time() - t0
         shutil.copy(onnx_path, cfg.out / f"{DETECTOR_NAME}.onnx")
         shutil.copy(onnx_path.with_suffix(".pt"), cfg.out / f"{DETECTOR_NAME}.pt")
+        results = work / "detector" / "results.csv"
+        shutil.copy(results, cfg.out / f"{DETECTOR_NAME}-results.csv")
+        plot_detector_curves(results, cfg.out / f"{DETECTOR_NAME}-training.png")
     report = {
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
         "imgsz": cfg.imgsz,
