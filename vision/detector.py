@@ -24,6 +24,13 @@ CLASSIFIER_FILE = "index-classifier.onnx"
 DET_CONF = 0.25
 NMS_IOU = 0.5
 MIN_CARD_PROB = 0.35  # chosen on the validation scenes (training designs), not on the held-out set
+# The detector was trained on cards 8-17 % of the photo's width. A close-up (a few cards filling the frame) is
+# outside that range, so the photo is also looked at shrunk to half the input, where such cards fall inside it.
+# Only boxes that are large for the photo (an index at least this fraction of its long side) are taken from the
+# shrunk look: there, small indexes would be a few pixels and what it finds among them is mostly noise.
+DETECT_SCALES = ((1.0, 0.0), (0.5, 0.055))
+# A box lying mostly inside a stronger one is a part of the same index (the "2" of a "12"), not another card.
+CONTAINED = 0.7
 # The classifier reads each index from a few slightly different crops and averages: a detector box that sits a
 # little off, or a face unlike the training fonts, then weighs less on one unlucky crop.
 CROP_VIEWS: tuple[tuple[float, float, float], ...] = (
@@ -39,10 +46,11 @@ class Detection:
     score: float
 
 
-def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """Fit ``img`` into a ``size`` square (aspect kept, grey padding); returns it, the scale and the offset."""
+def letterbox(img: np.ndarray, size: int, fill: float = 1.0) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """Fit ``img`` into ``fill`` of a ``size`` square (aspect kept, grey padding); returns it, the scale and the
+    offset of the image in the square."""
     h, w = img.shape[:2]
-    r = min(size / w, size / h)
+    r = min(size / w, size / h) * fill
     nw, nh = round(w * r), round(h * r)
     resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
     top, left = (size - nh) // 2, (size - nw) // 2
@@ -71,6 +79,25 @@ def decode_yolo(out: np.ndarray, r: float, pad: tuple[int, int], conf: float = D
         Detection((float(x1[i]), float(y1[i]), float(x1[i] + bw[i]), float(y1[i] + bh[i])), float(scores[i]))
         for i in idx
     ]
+
+
+def merge_detections(dets: list[Detection]) -> list[Detection]:
+    """Strongest first; drop a box that overlaps a kept one (IoU) or lies mostly inside it."""
+    kept: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.score):
+        x1, y1, x2, y2 = d.box
+        area = max((x2 - x1) * (y2 - y1), 1e-6)
+        clash = False
+        for k in kept:
+            a1, b1, a2, b2 = k.box
+            inter = max(0.0, min(x2, a2) - max(x1, a1)) * max(0.0, min(y2, b2) - max(y1, b1))
+            k_area = max((a2 - a1) * (b2 - b1), 1e-6)
+            if inter / (area + k_area - inter) > NMS_IOU or inter / min(area, k_area) > CONTAINED:
+                clash = True
+                break
+        if not clash:
+            kept.append(d)
+    return kept
 
 
 class Models:
@@ -114,15 +141,20 @@ class Models:
         return local.det, local.cls
 
     def detect(self, img: np.ndarray) -> list[Detection]:
-        boxed, r, pad = letterbox(img, self.imgsz)
-        blob = np.ascontiguousarray(boxed[..., ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
-        if self.runtime == "onnxruntime":
-            out = self._det.run(None, {self._det_in: blob})[0]
-        else:
-            det, _ = self._nets()
-            det.setInput(blob)
-            out = det.forward()
-        return decode_yolo(np.asarray(out), r, pad)
+        found: list[Detection] = []
+        long_side = max(img.shape[:2])
+        for fill, min_height in DETECT_SCALES:
+            boxed, r, pad = letterbox(img, self.imgsz, fill)
+            blob = np.ascontiguousarray(boxed[..., ::-1].transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+            if self.runtime == "onnxruntime":
+                out = self._det.run(None, {self._det_in: blob})[0]
+            else:
+                det, _ = self._nets()
+                det.setInput(blob)
+                out = det.forward()
+            dets = decode_yolo(np.asarray(out), r, pad)
+            found.extend(d for d in dets if d.box[3] - d.box[1] >= min_height * long_side)
+        return merge_detections(found)
 
     def classify(self, img: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
         """Class probabilities (len(boxes) x classes) for the index crops at ``boxes``."""

@@ -6,12 +6,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
-from companion.rules.cards import Card
+from companion.rules.cards import Card, parse_cards
 from vision.detector import MODELS_DIR, get_models
 from vision.evaluate import Tally, truth_groups
 from vision.reader import BadImageError, PhotoReading, draw_reading, read_image, read_photo
+from vision.render import CARD_H, CARD_W, Split, random_design, render_card
 from vision.scene import Scene
 
 # A floor, well under the held-out figures in models/MODEL_CARD.md: it catches a broken model or pipeline.
@@ -81,3 +83,29 @@ def test_annotated_image_has_the_boxes(scene_jpeg: Path) -> None:
     drawn = draw_reading(img, reading)
     assert drawn.shape == img.shape
     assert (drawn != img).any() == bool(reading.cards)
+
+
+def _one_card_photo(card: Card, width: int, seed: int, upside_down: bool) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    face, _ = render_card(card, random_design(rng, Split.TRAIN), rng)
+    small = cv2.resize(face, (width, round(width * CARD_H / CARD_W)), interpolation=cv2.INTER_AREA)
+    photo = np.full((480, 640, 3), (60, 90, 120), np.uint8)
+    alpha = small[..., 3:4] / 255.0
+    y, x = 240 - small.shape[0] // 2, 320 - width // 2
+    roi = photo[y : y + small.shape[0], x : x + width]
+    roi[:] = (roi * (1 - alpha) + small[..., 2::-1] * alpha).astype(np.uint8)
+    return cv2.rotate(photo, cv2.ROTATE_180) if upside_down else photo
+
+
+@pytest.mark.parametrize("width", [100, 140], ids=["in-training-scale", "close-up"])
+def test_a_lone_card_is_read_once_either_way_up(width: int) -> None:
+    # Its second, upside-down index must not become a second card, nor the "2" of a "12" a card of its own.
+    cards = parse_cards("R7 B12 G6 Y9 R1 B10 W S")
+    right = sum(
+        [str(c) for g in read_image(_one_card_photo(card, width, seed, flip)).groups for c in g]
+        == [str(card)]
+        for card in cards
+        for seed in range(3)
+        for flip in (False, True)
+    )
+    assert right >= 0.85 * len(cards) * 3 * 2
