@@ -1,6 +1,9 @@
 """Card camera figures: held-out accuracy and 12-MP photo latency, printed (not asserted).
 
-    .venv/bin/python bench/bench_vision.py [--heldout N] [--runs N] [--skip-torch]
+    .venv/bin/python bench/bench_vision.py [--heldout N] [--split heldout|val] [--runs N] [--skip-torch]
+
+``--split val`` scores the validation scenes (training designs) instead, for choosing between models without
+looking at the held-out set; ``--runs 0`` skips the latency part; ``PHASE10_MODELS=DIR`` scores other weights.
 
 Held-out: the scenes in datasets/cards/images/heldout (rendered by ``phase10 train`` with held-out fonts, corner
 styles and table textures and their own seeds), or freshly rendered held-out scenes when that folder is missing.
@@ -46,23 +49,25 @@ def _labels(path: Path, w: int, h: int) -> list[tuple[float, float, float, float
     return out
 
 
-def heldout(n: int, runtime: str) -> dict[str, float]:
+def heldout(n: int, runtime: str, split: str = "heldout") -> dict[str, float]:
     data = ROOT / "datasets" / "cards"
-    truth_file = data / "scenes_heldout.json"
+    truth_file = data / f"scenes_{split}.json"
     items: list[tuple[np.ndarray, list[tuple[str, ...]], list[tuple[float, float, float, float]]]] = []
     if truth_file.exists():
         truth = json.loads(truth_file.read_text())
         for name in sorted(truth)[:n]:
-            img = cv2.imread(str(data / "images" / "heldout" / f"{name}.jpg"))
+            img = cv2.imread(str(data / "images" / split / f"{name}.jpg"))
             h, w = img.shape[:2]
-            boxes = _labels(data / "labels" / "heldout" / f"{name}.txt", w, h)
+            boxes = _labels(data / "labels" / split / f"{name}.txt", w, h)
             groups = [tuple(g) for g in truth[name]]
             if sum(len(g) for g in groups) != len(boxes):
                 # Older data sets stored every card, hidden ones too: render the scene again for its truth.
                 seed = int(name.split("_")[1])
-                groups = truth_groups(make_scene(seed, Split.HELDOUT))
+                groups = truth_groups(make_scene(seed, Split.HELDOUT if split == "heldout" else Split.TRAIN))
             items.append((img, groups, boxes))
-        source = f"{len(items)} scenes from {data}/images/heldout"
+        source = f"{len(items)} scenes from {data}/images/{split}"
+    elif split != "heldout":
+        raise SystemExit(f"{truth_file} missing: render the data set first (phase10 train)")
     else:
         for seed in range(900_000, 900_000 + n):
             s = make_scene(seed, Split.HELDOUT)
@@ -78,11 +83,23 @@ def heldout(n: int, runtime: str) -> dict[str, float]:
         reading = read_image(img, runtime=runtime)
         tally.add(groups, [[str(c) for c in g] for g in reading.groups])
     ap = average_precision(preds, truths)
-    print(f"held-out: {source}")
+    print(f"{split}: {source}")
     print(f"  index mAP50            {ap:.3f}")
     print(f"  card precision         {tally.precision:.4f}  ({tally.right_cards}/{tally.read_cards})")
     print(f"  card recall            {tally.recall:.4f}  ({tally.right_cards}/{tally.true_cards})")
     print(f"  exact scenes           {tally.exact_rate:.3f}  ({tally.exact}/{tally.scenes})")
+    crops_file = data / f"crops_{split}.npz"
+    if crops_file.exists():
+        # The classifier alone, one view per crop, on the index crops rendered with the scenes (cards only).
+        crops = np.load(crops_file)
+        cards = crops["y"] != NONE_CLASS
+        x, y = crops["x"][cards], crops["y"][cards]
+        pred = np.concatenate(
+            [models.classify_crops(x[i : i + 512]).argmax(1) for i in range(0, len(x), 512)]
+        )
+        print(
+            f"  classifier on crops    {float((pred == y).mean()):.4f}  ({int((pred == y).sum())}/{len(y)} cards)"
+        )
     return {"map50": ap, "precision": tally.precision, "recall": tally.recall, "exact": tally.exact_rate}
 
 
@@ -169,7 +186,8 @@ def latency(runs: int, skip_torch: bool) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--heldout", type=int, default=300)
+    ap.add_argument("--heldout", type=int, default=300, help="how many scenes to score")
+    ap.add_argument("--split", choices=("heldout", "val"), default="heldout")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--runtime", default="onnxruntime")
     ap.add_argument("--skip-torch", action="store_true")
@@ -177,8 +195,9 @@ def main() -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     size = sum(p.stat().st_size for p in MODELS_DIR.glob("*.onnx"))
     print(f"models: {MODELS_DIR} (ONNX {size / 1e6:.1f} MB)")
-    heldout(args.heldout, args.runtime)
-    latency(args.runs, args.skip_torch)
+    heldout(args.heldout, args.runtime, args.split)
+    if args.runs > 0:
+        latency(args.runs, args.skip_torch)
     return 0
 
 

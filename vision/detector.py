@@ -161,9 +161,13 @@ class Models:
         if not boxes:
             return np.zeros((0, len(CLASS_CARDS)), np.float32)
         views = CROP_VIEWS
-        x = to_input(
-            np.stack([crop_index(img, b, shift=(dx, dy), zoom=z) for dx, dy, z in views for b in boxes])
-        )
+        crops = np.stack([crop_index(img, b, shift=(dx, dy), zoom=z) for dx, dy, z in views for b in boxes])
+        p = self.classify_crops(crops)
+        return p.reshape(len(views), len(boxes), -1).mean(axis=0)
+
+    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+        """Class probabilities of ready-made index crops (N x CROP x CROP x 3 BGR uint8), one view each."""
+        x = to_input(crops)
         if self.runtime == "onnxruntime":
             logits = self._cls.run(None, {self._cls_in: x})[0]
         else:
@@ -172,8 +176,7 @@ class Models:
             logits = cls.forward()
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
-        p = e / e.sum(axis=1, keepdims=True)
-        return p.reshape(len(views), len(boxes), -1).mean(axis=0)
+        return e / e.sum(axis=1, keepdims=True)
 
 
 def _onnx_input_size(path: Path) -> int:

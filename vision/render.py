@@ -62,6 +62,42 @@ _TRAIN_FONT_PREFIXES = (
     "FreeMonoBold",
     "NotoSans-",
     "cmss10",
+    # Wider variety, above all serif faces, so the classifier meets more letterforms than two or three families
+    # (fonts-urw-base35, fonts-roboto-unhinted, fonts-lato, fonts-open-sans, fonts-crosextra-*, fonts-cantarell).
+    # Hairline/thin weights are left out (a worn corner of them is barely ink), so are URW's symbol, dingbat and
+    # script faces, and two faces too close to held-out ones: Nimbus Roman (FreeSerif is made from it) and
+    # Nimbus Sans Narrow (the same narrow grotesque as Liberation Sans Narrow).
+    "C059-",
+    "P052-",
+    "URWBookman-",
+    "URWGothic-",
+    "NimbusSans-",
+    "NimbusMonoPS-",
+    "Caladea-",
+    "Carlito-",
+    "Cantarell-Regular",
+    "Cantarell-Bold",
+    "Cantarell-ExtraBold",
+    "Roboto-Regular",
+    "Roboto-Italic",
+    "Roboto-Medium",
+    "Roboto-Bold",
+    "Roboto-Black",
+    "Roboto-Light.",
+    "RobotoCondensed-Regular",
+    "RobotoCondensed-Bold.",
+    "RobotoCondensed-Italic",
+    "Lato-Regular",
+    "Lato-Italic",
+    "Lato-Bold.",
+    "Lato-Black.",
+    "Lato-Medium.",
+    "OpenSans-Regular",
+    "OpenSans-Italic",
+    "OpenSans-Semibold.",
+    "OpenSans-Bold.",
+    "OpenSans-ExtraBold.",
+    "OpenSans-CondBold",
 )
 _HELDOUT_FONT_PREFIXES = (
     "LiberationSansNarrow-",
