@@ -321,7 +321,9 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
         project=str(work.resolve()),
         name="detector",
         exist_ok=True,
-        pretrained=False,
+        # Ultralytics drops the loaded weights when pretrained is False, which would turn --init into training
+        # from scratch; without --init the model is built from the YAML and there is nothing to keep.
+        pretrained=cfg.init is not None,
         plots=False,
         amp=False,
         # Digits mirror and turn into other digits: no flips. Colour is read by the classifier, but keep hue

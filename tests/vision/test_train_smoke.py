@@ -75,3 +75,31 @@ def test_fine_tuning_with_confirmed_photos_completes(tmp_path: Path) -> None:
     labels = (tmp_path / "data" / "labels" / "extra" / "p0.txt").read_text().split("\n")
     assert all(line.startswith("0 ") for line in labels if line)  # the detector sees one class
     assert (out / "card-index.onnx").exists() and (out / "index-classifier.onnx").exists()
+
+
+@pytest.mark.parametrize("init", [None, "models/card-index.pt"])
+def test_detector_fine_tuning_starts_from_the_init_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, init: str | None
+) -> None:
+    # Ultralytics throws loaded weights away when told pretrained=False: --init must ask to keep them.
+    import ultralytics
+
+    from vision.train import MODEL_YAML, TrainConfig, train_detector
+
+    calls: dict[str, object] = {}
+
+    class FakeYOLO:
+        def __init__(self, model: str, task: str | None = None) -> None:
+            calls.setdefault("model", model)
+
+        def train(self, **kwargs: object) -> None:
+            calls.update(kwargs)
+
+        def export(self, **kwargs: object) -> str:
+            return str(tmp_path / "best.onnx")
+
+    monkeypatch.setattr(ultralytics, "YOLO", FakeYOLO)
+    cfg = TrainConfig(out=tmp_path, data=tmp_path, init=Path(init) if init else None)
+    train_detector(cfg, tmp_path / "data.yaml", tmp_path)
+    assert calls["pretrained"] is (init is not None)
+    assert calls["model"] == (init if init else str(MODEL_YAML))
