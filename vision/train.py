@@ -342,7 +342,10 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
         val=True,
         verbose=True,
         patience=100,
-        lr0=0.01 if cfg.init is None else 0.002,
+        # Ultralytics' automatic optimizer ignores lr0 (AdamW at 0.002 for runs this short), which moves trained
+        # weights too far in one epoch: fine-tuning names the optimizer so a tenth of that rate holds.
+        optimizer="auto" if cfg.init is None else "AdamW",
+        lr0=0.01 if cfg.init is None else 0.0002,
         warmup_epochs=1 if cfg.init is None else 0,
     )
     weights = work / "detector" / "weights"
