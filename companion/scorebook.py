@@ -24,6 +24,8 @@ from sqlalchemy.exc import IntegrityError
 
 from companion.rules import InvalidOptionError, RuleSet, UnknownRuleSetError, get_ruleset
 from companion.rules.game import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
     GameSetupError,
     GameState,
     IllegalReportError,
@@ -265,7 +267,7 @@ def _commit() -> None:
 def clean_names(raw: Any) -> list[str]:
     """Names as typed, with runs of spaces made one; the engine judges count, length and repeats."""
     if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-        raise BadInput('"players" must be a list of 2 to 6 names', field="players")
+        raise BadInput(f'"players" must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names', field="players")
     names = [" ".join(n.split()) for n in raw]
     if not all(n.isprintable() for n in names):
         raise BadInput("names may not contain control characters", field="players")

@@ -61,10 +61,10 @@ def phase_from(value: Any, rules: RuleSet) -> int:
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int):
         raise CheckError('"phase" must be a phase number', field="phase")
-    if value not in rules.phases:
-        raise CheckError(
-            f"there is no phase {value} in this game (phases 1 to {rules.last_phase})", field="phase"
-        )
+    try:
+        rules.phase(value)  # the rule set says which phases are in play, and how to say it when not
+    except ValueError as exc:
+        raise CheckError(str(exc), field="phase") from None
     return value
 
 
