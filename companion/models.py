@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
+import re
 import secrets
 from typing import Any
 
@@ -29,6 +30,18 @@ def utcnow() -> dt.datetime:
 def new_game_id() -> str:
     # Unguessable, so that knowing one share link tells nothing about other games.
     return secrets.token_urlsafe(9)
+
+
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,16}")
+
+
+def is_game_id(value: object) -> bool:
+    """Whether a value from a URL or a body can be a game id at all (URL-safe base64, at most 16 characters).
+
+    Anything else is an unknown game without asking the database, which would reject some strings outright
+    (PostgreSQL refuses a NUL byte in text).
+    """
+    return isinstance(value, str) and _GAME_ID.fullmatch(value) is not None
 
 
 def hash_token(token: str) -> str:

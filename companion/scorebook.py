@@ -37,7 +37,7 @@ from companion.rules.game import (
 )
 
 from .extensions import db
-from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, utcnow
+from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, is_game_id, utcnow
 
 EXPORT_FORMAT = "phase10-companion-game"
 EXPORT_VERSION = 1
@@ -199,14 +199,14 @@ def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None
 
 
 def load(game_id: str) -> Loaded:
-    game = db.session.get(Game, game_id) if isinstance(game_id, str) and len(game_id) <= 16 else None
+    game = db.session.get(Game, game_id) if is_game_id(game_id) else None
     if game is None:
         raise GameNotFound()
     return Loaded(game, replay_stored(game))
 
 
 def current_version(game_id: str) -> int | None:
-    if not isinstance(game_id, str) or len(game_id) > 16:
+    if not is_game_id(game_id):
         return None
     return db.session.execute(db.select(Game.version).where(Game.id == game_id)).scalar_one_or_none()
 
@@ -215,7 +215,7 @@ def current_version(game_id: str) -> int | None:
 
 
 def _lock(game_id: str) -> Game:
-    if not isinstance(game_id, str) or len(game_id) > 16:
+    if not is_game_id(game_id):
         raise GameNotFound()
     bumped = db.session.execute(
         update(Game).where(Game.id == game_id).values(version=Game.version + 1, updated_at=utcnow())

@@ -9,7 +9,7 @@ from flask import Response, abort, current_app, jsonify, request
 from .. import scorebook
 from ..access import bearer_token, who
 from ..extensions import db
-from ..models import Game, token_matches
+from ..models import Game, is_game_id, token_matches
 from . import bp
 
 
@@ -34,7 +34,7 @@ def _body() -> Any:
 def _check_token(game_id: str) -> None:
     token_hash = (
         db.session.execute(db.select(Game.edit_token_hash).where(Game.id == game_id)).scalar_one_or_none()
-        if len(game_id) <= 16
+        if is_game_id(game_id)
         else None
     )
     if token_hash is None:
