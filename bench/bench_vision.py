@@ -3,7 +3,9 @@
     .venv/bin/python bench/bench_vision.py [--heldout N] [--split heldout|val] [--runs N] [--skip-torch]
 
 ``--split val`` scores the validation scenes (training designs) instead, for choosing between models without
-looking at the held-out set; ``--runs 0`` skips the latency part; ``PHASE10_MODELS=DIR`` scores other weights.
+looking at the held-out set; ``--runs 0`` skips the latency part; ``PHASE10_MODELS=DIR`` scores other weights;
+``--errors`` says where the lost cards went (missed by the detector, dropped as "not a card", misread as
+another card, read where there is none) and which cards were taken for which.
 
 Held-out: the scenes in datasets/cards/images/heldout (rendered by ``phase10 train`` with held-out fonts, corner
 styles and table textures and their own seeds), or freshly rendered held-out scenes when that folder is missing.
@@ -21,6 +23,7 @@ import platform
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -32,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from vision.crops import CLASS_CARDS, NONE_CLASS, crop_index, to_input  # noqa: E402
 from vision.decode import decode  # noqa: E402
 from vision.detector import MODELS_DIR, card_of, get_models  # noqa: E402
-from vision.evaluate import Tally, average_precision, truth_groups  # noqa: E402
+from vision.evaluate import Tally, average_precision, iou, truth_groups  # noqa: E402
 from vision.layout import group_boxes  # noqa: E402
 from vision.reader import read_image, read_photo  # noqa: E402
 from vision.render import Split  # noqa: E402
@@ -49,7 +52,80 @@ def _labels(path: Path, w: int, h: int) -> list[tuple[float, float, float, float
     return out
 
 
-def heldout(n: int, runtime: str, split: str = "heldout") -> dict[str, float]:
+def _match(
+    a: list[tuple[float, float, float, float]], b: list[tuple[float, float, float, float]]
+) -> dict[int, int]:
+    """Greedy one-to-one matching of boxes ``a`` to boxes ``b`` at IoU >= 0.3: index in a -> index in b."""
+    pairs = sorted(((iou(x, y), i, j) for i, x in enumerate(a) for j, y in enumerate(b)), reverse=True)
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for v, i, j in pairs:
+        if v < 0.3:
+            break
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
+class Errors:
+    """Where each lost card went, over many photos."""
+
+    def __init__(self) -> None:
+        self.kinds: Counter[str] = Counter()
+        self.confusions: Counter[tuple[str, str]] = Counter()
+        self.failed_scenes: Counter[str] = Counter()
+
+    def add(
+        self, truth: list[tuple[str, tuple[float, float, float, float]]], dets, reading, exact: bool
+    ) -> None:
+        tboxes = [b for _, b in truth]
+        to_det = _match(tboxes, [d.box for d in dets])
+        to_read = _match(tboxes, [c.box for c in reading.cards])
+        kinds: set[str] = set()
+        for i, (card, _) in enumerate(truth):
+            if i in to_read:
+                got = str(reading.cards[to_read[i]].card)
+                if got != card:
+                    self.confusions[(card, got)] += 1
+                    kinds.add("misread")
+            elif i in to_det:
+                kinds.add("dropped as not a card")
+            else:
+                kinds.add("missed by the detector")
+        extra = len(reading.cards) - len(to_read)
+        if extra:
+            kinds.add("read where there is no card")
+        for k in kinds:
+            self.kinds[k] += 1
+        n_miss = sum(1 for i in range(len(truth)) if i not in to_read and i not in to_det)
+        n_drop = sum(1 for i in range(len(truth)) if i not in to_read and i in to_det)
+        self.kinds["cards missed by the detector"] += n_miss
+        self.kinds["cards dropped as not a card"] += n_drop
+        self.kinds["cards misread"] += sum(
+            1 for i, j in to_read.items() if str(reading.cards[j].card) != truth[i][0]
+        )
+        self.kinds["readings where there is no card"] += extra
+        if not exact:
+            self.failed_scenes[" + ".join(sorted(kinds)) or "cards right, groups or order wrong"] += 1
+
+    def report(self) -> None:
+        print("  where cards went wrong:")
+        for k in (
+            "cards missed by the detector",
+            "cards dropped as not a card",
+            "cards misread",
+            "readings where there is no card",
+        ):
+            print(f"    {k:34s} {self.kinds[k]}")
+        print("  failed scenes by cause:")
+        for k, v in self.failed_scenes.most_common():
+            print(f"    {v:4d}  {k}")
+        print("  misreadings (truth -> read), commonest first:")
+        print("    " + ", ".join(f"{a}->{b} {v}" for (a, b), v in self.confusions.most_common(24)))
+
+
+def heldout(n: int, runtime: str, split: str = "heldout", errors: bool = False) -> dict[str, float]:
     data = ROOT / "datasets" / "cards"
     truth_file = data / f"scenes_{split}.json"
     items: list[tuple[np.ndarray, list[tuple[str, ...]], list[tuple[float, float, float, float]]]] = []
@@ -75,19 +151,25 @@ def heldout(n: int, runtime: str, split: str = "heldout") -> dict[str, float]:
         source = f"{len(items)} freshly rendered held-out scenes"
     models = get_models(runtime)
     tally = Tally()
+    errs = Errors()
     preds, truths = [], []
     for img, groups, boxes in items:
         dets = models.detect(img)
         preds.append([(d.score, d.box) for d in dets])
         truths.append(boxes)
         reading = read_image(img, runtime=runtime)
-        tally.add(groups, [[str(c) for c in g] for g in reading.groups])
+        exact = tally.add(groups, [[str(c) for c in g] for g in reading.groups])
+        if errors:
+            # Label lines list the visible cards in the order of the truth groups.
+            errs.add(list(zip((c for g in groups for c in g), boxes, strict=True)), dets, reading, exact)
     ap = average_precision(preds, truths)
     print(f"{split}: {source}")
     print(f"  index mAP50            {ap:.3f}")
     print(f"  card precision         {tally.precision:.4f}  ({tally.right_cards}/{tally.read_cards})")
     print(f"  card recall            {tally.recall:.4f}  ({tally.right_cards}/{tally.true_cards})")
     print(f"  exact scenes           {tally.exact_rate:.3f}  ({tally.exact}/{tally.scenes})")
+    if errors:
+        errs.report()
     crops_file = data / f"crops_{split}.npz"
     if crops_file.exists():
         # The classifier alone, one view per crop, on the index crops rendered with the scenes (cards only).
@@ -191,11 +273,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--runtime", default="onnxruntime")
     ap.add_argument("--skip-torch", action="store_true")
+    ap.add_argument("--errors", action="store_true", help="where the lost cards went")
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     size = sum(p.stat().st_size for p in MODELS_DIR.glob("*.onnx"))
     print(f"models: {MODELS_DIR} (ONNX {size / 1e6:.1f} MB)")
-    heldout(args.heldout, args.runtime, args.split)
+    heldout(args.heldout, args.runtime, args.split, args.errors)
     if args.runs > 0:
         latency(args.runs, args.skip_torch)
     return 0

@@ -11,13 +11,14 @@ pixels. That region is what the detector looks for, because it stays visible whe
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFilter, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
 from companion.rules.cards import Card, Color, Kind
 
@@ -40,9 +41,24 @@ class Split(enum.Enum):
     HELDOUT = "heldout"
 
 
-# Corner styles: how the small index is printed. The last two are only ever used for held-out scenes.
-TRAIN_CORNER_STYLES = ("plain", "patch", "tab", "underlined")
+# Corner styles: how the small index is printed ("plain" is listed twice: it is the commonest print). The
+# held-out styles are only ever used for held-out scenes.
+TRAIN_CORNER_STYLES = (
+    "plain",
+    "plain",
+    "patch",
+    "tab",
+    "underlined",
+    "diamond",  # a coloured diamond, the index in paper colour
+    "band",  # a coloured band across the card's top edge, the index in paper colour
+    "sidebar",  # a coloured stripe down the card's long edge, the index beside it
+    "pip",  # a small coloured dot, diamond or star under the index
+    "outline",  # hollow letters: coloured outline, paper inside
+    "ruled",  # a corner panel: a rule down the index's right side, on some decks one across under it as well
+)
 HELDOUT_CORNER_STYLES = ("circle", "boxed")
+# Styles that paint up to the card's edge and so are clipped to its rounded outline.
+_EDGE_STYLES = ("diamond", "band", "sidebar")
 
 _FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 # Latin text faces only (the Noto package also ships scripts without digits). Held-out families never appear
@@ -143,6 +159,20 @@ def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
 
 
 @dataclass(frozen=True, slots=True)
+class Glyph:
+    """How a design bends its font's letterforms, so a few dozen font files stand for many more faces:
+    narrower or wider, slanted, lighter or bolder. Training designs only; held-out designs print their fonts
+    as they are."""
+
+    stretch: float = 1.0  # horizontal scale of the letters
+    slant: float = 0.0  # horizontal shift per unit of height (positive leans right, like an italic)
+    weight: int = 0  # -1 thinner strokes, +1 bolder
+
+
+PLAIN_GLYPH = Glyph()
+
+
+@dataclass(frozen=True, slots=True)
 class Design:
     """Everything random about how a face is drawn, drawn once per card (or per deck)."""
 
@@ -158,6 +188,7 @@ class Design:
     shade: float  # ink darkening/lightening factor
     wear: float
     special_style: int  # which Wild/Skip face
+    glyph: Glyph = PLAIN_GLYPH
 
 
 def random_design(rng: np.random.Generator, split: Split) -> Design:
@@ -166,7 +197,7 @@ def random_design(rng: np.random.Generator, split: Split) -> Design:
     tone = rng.uniform(228, 255)
     tint = rng.normal(0, 4, 3)
     paper = tuple(int(np.clip(tone + t, 200, 255)) for t in tint)
-    return Design(
+    design = Design(
         font=fonts[int(rng.integers(len(fonts)))],
         corner_style=str(styles[int(rng.integers(len(styles)))]),
         paper=(paper[0], paper[1], paper[2]),
@@ -180,6 +211,16 @@ def random_design(rng: np.random.Generator, split: Split) -> Design:
         wear=float(rng.uniform(0, 1) ** 2),
         special_style=int(rng.integers(3)),
     )
+    if split is Split.TRAIN:
+        # Drawn after everything else (and never for held-out designs), so held-out scenes stay the same pictures.
+        r = rng.random(3)
+        glyph = Glyph(
+            stretch=float(rng.uniform(0.7, 1.3)) if r[0] < 0.5 else 1.0,
+            slant=float(rng.uniform(-0.1, 0.3)) if r[1] < 0.3 else 0.0,
+            weight=int(rng.choice([-1, 1])) if r[2] < 0.35 else 0,
+        )
+        design = dataclasses.replace(design, glyph=glyph)
+    return design
 
 
 def _ink(color: Color, design: Design, rng: np.random.Generator) -> tuple[int, int, int]:
@@ -225,6 +266,49 @@ def _draw_text_ink(draw, xy, text, font, fill, stroke=0, stroke_fill=None):
     )
 
 
+def _glyph_mask(text: str, font: ImageFont.FreeTypeFont, glyph: Glyph) -> Image.Image:
+    """The ink of ``text`` as an "L" mask cropped to the ink, bent as ``glyph`` says."""
+    x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+    pad = 4
+    w, h = x1 - x0 + 2 * pad, y1 - y0 + 2 * pad
+    mask = Image.new("L", (int(w), int(h)), 0)
+    ImageDraw.Draw(mask).text((pad - x0, pad - y0), text, font=font, fill=255, anchor="lt")
+    if glyph.stretch != 1.0 or glyph.slant != 0.0:
+        sx, k = glyph.stretch, glyph.slant
+        # Forward map x' = sx*x - k*y + c (y unchanged), shifted so that nothing falls off the left.
+        xs = [sx * x - k * y for x in (0, w) for y in (0, h)]
+        c = -min(xs)
+        out_w = int(np.ceil(max(xs) + c)) + 1
+        mask = mask.transform(
+            (out_w, int(h)),
+            Image.Transform.AFFINE,
+            (1 / sx, k / sx, -c / sx, 0, 1, 0),
+            Image.Resampling.BILINEAR,
+        )
+    if glyph.weight > 0:
+        mask = mask.filter(ImageFilter.MaxFilter(3 if h < 90 else 5))
+    elif glyph.weight < 0:
+        thin = mask.filter(ImageFilter.MinFilter(3 if h < 90 else 5))
+        # Thinning a face that is light already breaks its strokes apart: keep it only while most ink stays.
+        if np.asarray(thin, np.float32).sum() > 0.55 * np.asarray(mask, np.float32).sum():
+            mask = thin
+    bbox = mask.getbbox()
+    if bbox is None:  # thinned away entirely (a hairline at a tiny size): print the face as it is
+        return _glyph_mask(text, font, PLAIN_GLYPH) if glyph != PLAIN_GLYPH else mask
+    return mask.crop(bbox)
+
+
+def _paint_mask(img: Image.Image, xy: tuple[float, float], mask: Image.Image, fill) -> None:
+    """Composite ``fill`` through ``mask`` onto ``img`` with the mask's top-left at ``xy`` (clipped)."""
+    solid = Image.new("RGBA", mask.size, (*fill[:3], 255))
+    solid.putalpha(mask)
+    dx, dy = round(xy[0]), round(xy[1])
+    sx, sy = max(0, -dx), max(0, -dy)
+    if sx >= mask.size[0] or sy >= mask.size[1]:
+        return
+    img.alpha_composite(solid, dest=(dx + sx, dy + sy), source=(sx, sy))
+
+
 def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(face colour, text colour) of a Wild or Skip card."""
     if card.kind is Kind.WILD:
@@ -251,14 +335,34 @@ def _corner_layer(
     draw = ImageDraw.Draw(layer)
     text = _symbol(card)
     h = design.index_height * CARD_H
-    font = _fit_font(design.font, text, 0.22 * CARD_W if len(text) > 1 else 0.15 * CARD_W, h)
-    x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
-    tw, th = x1 - x0, y1 - y0
-    ix, iy = design.index_x * CARD_W, design.index_y * CARD_H
     style = design.corner_style
+    max_w = 0.22 * CARD_W if len(text) > 1 else 0.15 * CARD_W
+    # Held-out designs (plain glyphs, styles of old) draw text straight from the font; bent glyphs and hollow
+    # letters go through an ink mask.
+    mask: Image.Image | None = None
+    if design.glyph != PLAIN_GLYPH or style == "outline":
+        font = _fit_font(design.font, text, max_w / design.glyph.stretch, h)
+        mask = _glyph_mask(text, font, design.glyph)
+        if style == "outline":
+            ring = 3 if mask.size[1] < 45 else 5
+            mask = ImageChops.subtract(mask.filter(ImageFilter.MaxFilter(ring)), mask)
+            mask = mask.crop(mask.getbbox())
+        tw, th = mask.size
+    else:
+        font = _fit_font(design.font, text, max_w, h)
+        x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+        tw, th = x1 - x0, y1 - y0
+    ix, iy = design.index_x * CARD_W, design.index_y * CARD_H
     pad = max(3.0, 0.18 * th)
     on_face = face != design.paper
-    if style in ("patch", "circle", "tab"):
+
+    def put_text(fill) -> None:
+        if mask is None:
+            _draw_text_ink(draw, (ix, iy), text, font, fill)
+        else:
+            _paint_mask(layer, (ix, iy), mask, fill)
+
+    if style in ("patch", "circle", "tab", "diamond", "band"):
         patch_fill = ink
         text_fill = face if on_face else design.paper
         if style == "patch":
@@ -269,15 +373,26 @@ def _corner_layer(
             r = max(tw, th) / 2 + pad
             bx = (cx - r, cy - r, cx + r, cy + r)
             draw.ellipse(bx, fill=patch_fill)
+        elif style == "diamond":
+            cx, cy = ix + tw / 2, iy + th / 2
+            r = (tw + th) / 2 + pad / 2
+            draw.polygon([(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)], fill=patch_fill)
+            bx = (cx - r, cy - r, cx + r, cy + r)
+        elif style == "band":
+            by = iy + th + pad
+            draw.rectangle((0, 0, CARD_W, by), fill=patch_fill)
+            bx = (0, 0, ix + tw + pad, by)
         else:
             # A quarter ellipse through the index's far corner, scaled so the whole index sits inside it.
             rx, ry = (ix + tw + pad) * 1.45, (iy + th + pad) * 1.45
             draw.pieslice((-rx, -ry, rx, ry), 0, 90, fill=patch_fill)
             bx = (0, 0, ix + tw + pad, iy + th + pad)
-        _draw_text_ink(draw, (ix, iy), text, font, text_fill)
+        put_text(text_fill)
     else:
         fill = ink
-        _draw_text_ink(draw, (ix, iy), text, font, fill)
+        if style == "sidebar":
+            draw.rectangle((0, 0, 0.55 * ix, CARD_H), fill=fill)
+        put_text(fill)
         bx = (ix, iy, ix + tw, iy + th)
         if style == "boxed":
             bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
@@ -286,6 +401,22 @@ def _corner_layer(
             uy = iy + th + pad * 0.6
             draw.line((ix, uy, ix + tw, uy), fill=fill, width=max(2, int(th / 10)))
             bx = (ix, iy, ix + tw, uy + 2)
+        elif style == "ruled":
+            lw = max(2, int(th / 12))
+            rx, by = ix + tw + pad, iy + th + pad
+            draw.line((rx, 0, rx, by), fill=fill, width=lw)
+            if int(design.index_x * 1000) % 2:
+                draw.line((0, by, rx, by), fill=fill, width=lw)
+            bx = (ix, iy, rx + lw, by + lw)
+        elif style == "pip":
+            size = max(4.0, 0.3 * th)
+            cx, cy = ix + tw / 2, iy + th + pad * 0.5 + size / 2
+            sides = (len(text) + int(ink[0]) + int(ink[2])) % 3  # a dot, a diamond or a star, fixed per ink
+            if sides == 0:
+                draw.ellipse((cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2), fill=fill)
+            else:
+                draw.regular_polygon((cx, cy, size / 2), 4 if sides == 1 else 5, fill=fill)
+            bx = (ix, iy, ix + tw, cy + size / 2)
     # The box marks the whole corner, from the card's own corner to just past the index: the card edges give
     # the detector the context that tells this upright index from the upside-down one at the other end.
     margin = 0.02 * CARD_W
@@ -322,8 +453,11 @@ def render_card(
             outline=ink if not special else (40, 40, 40),
             width=design.frame,
         )
-    _draw_centre(draw, card, design, face, text_ink, rng)
+    _draw_centre(img, draw, card, design, face, text_ink, rng)
     corner, box, _ = _corner_layer(card, design, text_ink, face)
+    if design.corner_style in _EDGE_STYLES:
+        # Bands and stripes stop at the card's rounded outline.
+        corner.putalpha(ImageChops.multiply(corner.getchannel("A"), img.getchannel("A")))
     img.alpha_composite(corner)
     img.alpha_composite(corner.rotate(180))
     arr = np.array(img)
@@ -331,22 +465,37 @@ def render_card(
     return arr, box
 
 
-def _draw_centre(draw, card: Card, design: Design, face, text_ink, rng: np.random.Generator) -> None:
+def _draw_centre(
+    img: Image.Image, draw, card: Card, design: Design, face, text_ink, rng: np.random.Generator
+) -> None:
     cx, cy = CARD_W / 2, CARD_H / 2
     if card.kind is Kind.NUMBER:
         text = str(card.number)
-        font = _fit_font(design.font, text, 0.62 * CARD_W, 0.36 * CARD_H)
-        x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
-        tw, th = x1 - x0, y1 - y0
+        mask: Image.Image | None = None
+        if design.glyph != PLAIN_GLYPH:
+            font = _fit_font(design.font, text, 0.62 * CARD_W / design.glyph.stretch, 0.36 * CARD_H)
+            mask = _glyph_mask(text, font, design.glyph)
+            tw, th = mask.size
+        else:
+            font = _fit_font(design.font, text, 0.62 * CARD_W, 0.36 * CARD_H)
+            x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+            tw, th = x1 - x0, y1 - y0
         pos = (cx - tw / 2, cy - th / 2)
+
+        def put_text(at: tuple[float, float], colour) -> None:
+            if mask is None:
+                _draw_text_ink(draw, at, text, font, colour)
+            else:
+                _paint_mask(img, at, mask, colour)
+
         fill = text_ink
         if design.centre_style == "oval":
             rx, ry = 0.36 * CARD_W, 0.3 * CARD_H
             draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=text_ink)
             fill = design.paper
         elif design.centre_style == "shadow":
-            _draw_text_ink(draw, (pos[0] + 5, pos[1] + 5), text, font, (60, 60, 60))
-        _draw_text_ink(draw, pos, text, font, fill)
+            put_text((pos[0] + 5, pos[1] + 5), (60, 60, 60))
+        put_text(pos, fill)
         if card.number in (6, 9):
             uy = pos[1] + th + 8
             draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6)
@@ -359,8 +508,7 @@ def _draw_centre(draw, card: Card, design: Design, face, text_ink, rng: np.rando
         ldraw = ImageDraw.Draw(layer)
         font = _fit_font(design.font, word, 0.8 * CARD_H, 0.5 * CARD_W)
         _place_word(ldraw, word, font, (CARD_H / 2, CARD_W / 2), text_ink, multi)
-        base = draw._image  # type: ignore[attr-defined]
-        base.alpha_composite(layer.rotate(90, expand=True))
+        img.alpha_composite(layer.rotate(90, expand=True))
     else:
         font = _fit_font(design.font, word, 0.8 * CARD_W, 0.2 * CARD_H)
         _place_word(draw, word, font, (cx, cy), text_ink, multi)

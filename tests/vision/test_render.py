@@ -13,7 +13,9 @@ from vision.render import (
     CARD_H,
     CARD_W,
     HELDOUT_CORNER_STYLES,
+    PLAIN_GLYPH,
     TRAIN_CORNER_STYLES,
+    Glyph,
     Split,
     _corner_layer,
     font_files,
@@ -25,7 +27,7 @@ from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, make_scene, yolo_line
 CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 W S")
 
 
-@pytest.mark.parametrize("style", TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES)
+@pytest.mark.parametrize("style", sorted(set(TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES)))
 @pytest.mark.parametrize("card", CARDS, ids=str)
 def test_index_box_holds_the_whole_printed_index(card: Card, style: str) -> None:
     rng = np.random.default_rng(1)
@@ -39,12 +41,43 @@ def test_index_box_holds_the_whole_printed_index(card: Card, style: str) -> None
         assert x1 <= gx1 < gx2 < x2 and y1 <= gy1 < gy2 < y2, (card, style)
         alpha = np.asarray(layer)[..., 3]
         assert (alpha[round(gy1) : round(gy2), round(gx1) : round(gx2)] > 0).sum() > 20
-        if style not in ("tab", "circle", "patch"):
-            # Bare, boxed or underlined indexes: every drawn pixel is inside the box.
+        if style not in ("tab", "circle", "patch", "diamond", "band", "sidebar"):
+            # Bare, boxed, underlined, hollow or pip indexes: every drawn pixel is inside the box.
             ys, xs = np.nonzero(alpha)
             assert xs.max() < x2 and ys.max() < y2, (card, style)
         assert (x1, y1) == (0, 0) and x2 < CARD_W / 2 and y2 < CARD_H / 3
         assert face.shape == (CARD_H, CARD_W, 4)
+
+
+@pytest.mark.parametrize(
+    "glyph",
+    [Glyph(stretch=0.7), Glyph(stretch=1.3, slant=0.3, weight=1), Glyph(slant=-0.1, weight=-1)],
+    ids=str,
+)
+@pytest.mark.parametrize("style", ["plain", "outline", "patch", "pip"])
+def test_bent_letterforms_stay_inside_the_index_box(glyph: Glyph, style: str) -> None:
+    rng = np.random.default_rng(3)
+    for card in CARDS:
+        design = dataclasses.replace(random_design(rng, Split.TRAIN), corner_style=style, glyph=glyph)
+        layer, (x1, y1, x2, y2), (gx1, gy1, gx2, gy2) = _corner_layer(
+            card, design, (30, 80, 200), design.paper
+        )
+        assert x1 <= gx1 < gx2 < x2 and y1 <= gy1 < gy2 < y2, (card, style, glyph)
+        alpha = np.asarray(layer)[..., 3]
+        assert (alpha[round(gy1) : round(gy2), round(gx1) : round(gx2)] > 0).sum() > 20
+        render_card(card, design, rng)
+
+
+def test_only_training_designs_bend_their_letterforms() -> None:
+    """Held-out designs print their fonts as they are, so the held-out set measures unseen faces."""
+    rng = np.random.default_rng(9)
+    train = [random_design(rng, Split.TRAIN).glyph for _ in range(200)]
+    heldout = [random_design(rng, Split.HELDOUT).glyph for _ in range(200)]
+    assert all(g == PLAIN_GLYPH for g in heldout)
+    bent = [g for g in train if g != PLAIN_GLYPH]
+    assert 0.5 < len(bent) / len(train) < 0.9
+    assert min(g.stretch for g in bent) < 0.8 and max(g.stretch for g in bent) > 1.2
+    assert {g.weight for g in bent} == {-1, 0, 1}
 
 
 def test_every_font_draws_every_index_symbol() -> None:
