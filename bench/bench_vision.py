@@ -4,7 +4,7 @@
 
 ``--split val`` scores the validation scenes (training designs) instead, for choosing between models without
 looking at the held-out set; ``--runs 0`` skips the latency part; ``PHASE10_MODELS=DIR`` scores other weights;
-``--errors`` says where the lost cards went (missed by the detector, dropped as "not a card", misread as
+``--data DIR`` scores another rendered data set; ``--errors`` says where the lost cards went (missed by the detector, dropped as "not a card", misread as
 another card, read where there is none) and which cards were taken for which.
 
 Held-out: the scenes in datasets/cards/images/heldout (rendered by ``phase10 train`` with held-out fonts, corner
@@ -125,8 +125,10 @@ class Errors:
         print("    " + ", ".join(f"{a}->{b} {v}" for (a, b), v in self.confusions.most_common(24)))
 
 
-def heldout(n: int, runtime: str, split: str = "heldout", errors: bool = False) -> dict[str, float]:
-    data = ROOT / "datasets" / "cards"
+def heldout(
+    n: int, runtime: str, split: str = "heldout", errors: bool = False, data: Path | None = None
+) -> dict[str, float]:
+    data = data or ROOT / "datasets" / "cards"
     truth_file = data / f"scenes_{split}.json"
     items: list[tuple[np.ndarray, list[tuple[str, ...]], list[tuple[float, float, float, float]]]] = []
     if truth_file.exists():
@@ -274,11 +276,12 @@ def main() -> int:
     ap.add_argument("--runtime", default="onnxruntime")
     ap.add_argument("--skip-torch", action="store_true")
     ap.add_argument("--errors", action="store_true", help="where the lost cards went")
+    ap.add_argument("--data", type=Path, help="a rendered data set (default datasets/cards)")
     args = ap.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     size = sum(p.stat().st_size for p in MODELS_DIR.glob("*.onnx"))
     print(f"models: {MODELS_DIR} (ONNX {size / 1e6:.1f} MB)")
-    heldout(args.heldout, args.runtime, args.split, args.errors)
+    heldout(args.heldout, args.runtime, args.split, args.errors, args.data)
     if args.runs > 0:
         latency(args.runs, args.skip_torch)
     return 0

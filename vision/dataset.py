@@ -25,7 +25,7 @@ import numpy as np
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
 from vision.evaluate import truth_groups
 from vision.render import Split
-from vision.scene import make_scene, yolo_lines
+from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
 
 def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
@@ -37,40 +37,80 @@ def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.nda
     lab_dir = Path(out_dir) / "labels"
     cv2.imwrite(str(img_dir / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     (lab_dir / f"{name}.txt").write_text("\n".join(yolo_lines(scene)) + "\n")
+    x, y = _crops(scene, np.random.default_rng([seed, 7])) if with_crops else _no_crops()
+    groups = [list(g) for g in truth_groups(scene)]
+    return name, groups, x, y
+
+
+def _no_crops() -> tuple[np.ndarray, np.ndarray]:
+    return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
+
+
+def _crops(
+    scene: Scene, rng: np.random.Generator, *, half_hits: int = 4, table: int = 3
+) -> tuple[np.ndarray, np.ndarray]:
+    """Classifier crops of a scene: two jittered views of every visible index, and "none" crops of what an
+    index must not be taken for (upside-down corners, centre figures, and ``half_hits`` boxes half off an
+    index and ``table`` squares anywhere)."""
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    if with_crops:
-        rng = np.random.default_rng([seed, 7])
-        for pc in scene.cards:
-            if not pc.visible:
-                continue
-            for _ in range(2):
-                xs.append(
-                    crop_index(
-                        scene.image,
-                        pc.box,
-                        shift=(float(rng.normal(0, 0.07)), float(rng.normal(0, 0.07))),
-                        zoom=float(rng.uniform(0.88, 1.2)),
-                    )
+    for pc in scene.cards:
+        if not pc.visible:
+            continue
+        for _ in range(2):
+            xs.append(
+                crop_index(
+                    scene.image,
+                    pc.box,
+                    shift=(float(rng.normal(0, 0.07)), float(rng.normal(0, 0.07))),
+                    zoom=float(rng.uniform(0.88, 1.2)),
                 )
-                ys.append(CLASS_OF[pc.card])
-        h, w = scene.image.shape[:2]
-        negs = list(scene.negatives)
-        # Background and half-hit boxes too: what a false detection on the table or a neighbour looks like.
-        for pc in scene.cards[:4]:
-            x0, y0, x1, y1 = pc.box
-            bw, bh = x1 - x0, y1 - y0
-            negs.append((x0 + 0.6 * bw, y0 + 0.55 * bh, x1 + 0.6 * bw, y1 + 0.55 * bh))
-        for _ in range(3):
-            s = float(rng.uniform(15, 60))
-            x, y = float(rng.uniform(0, w - s)), float(rng.uniform(0, h - s))
-            negs.append((x, y, x + s, y + s))
-        for n in negs:
-            xs.append(crop_index(scene.image, n))
-            ys.append(NONE_CLASS)
-    groups = [list(g) for g in truth_groups(scene)]
+            )
+            ys.append(CLASS_OF[pc.card])
+    h, w = scene.image.shape[:2]
+    negs = list(scene.negatives)
+    # Background and half-hit boxes too: what a false detection on the table or a neighbour looks like.
+    for pc in scene.cards[:half_hits]:
+        x0, y0, x1, y1 = pc.box
+        bw, bh = x1 - x0, y1 - y0
+        negs.append((x0 + 0.6 * bw, y0 + 0.55 * bh, x1 + 0.6 * bw, y1 + 0.55 * bh))
+    for _ in range(table):
+        s = float(rng.uniform(15, 60))
+        x, y = float(rng.uniform(0, w - s)), float(rng.uniform(0, h - s))
+        negs.append((x, y, x + s, y + s))
+    for n in negs:
+        xs.append(crop_index(scene.image, n))
+        ys.append(NONE_CLASS)
     x = np.stack(xs) if xs else np.zeros((0, CROP, CROP, 3), np.uint8)
-    return name, groups, x, np.array(ys, np.int64)
+    return x, np.array(ys, np.int64)
+
+
+def _vignette_crops(seeds: range) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = [], []
+    for seed in seeds:
+        # Scenes already show the classifier plenty of table and half-hit boxes; vignettes add faces.
+        x, y = _crops(make_vignette(seed), np.random.default_rng([seed, 8]), half_hits=0, table=0)
+        xs.append(x)
+        ys.append(y)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2) -> Path:
+    """Classifier crops of ``n`` vignettes (``vision.scene.make_vignette``: a few cards, each its own design)
+    into ``root/crops_vignettes.npz``."""
+    base = seed * 1_000_000
+    chunks = [range(a, min(a + 250, base + n)) for a in range(base, base + n, 250)]
+    xs, ys = [], []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for i, (x, y) in enumerate(ex.map(_vignette_crops, chunks)):
+            xs.append(x)
+            ys.append(y)
+            if (i + 1) % 8 == 0 or i + 1 == len(chunks):
+                print(f"  vignettes: {min((i + 1) * 250, n)}/{n}", flush=True)
+    out = root / "crops_vignettes.npz"
+    root.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
+    return out
 
 
 def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int) -> None:

@@ -10,6 +10,7 @@ labelled and its upside-down one never is.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -307,6 +308,22 @@ def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | No
                 continue
         _paste(canvas, obj, cam @ m, shadow=rng.uniform(0, 1))
 
+    cards_out, negatives = _lay_cards(canvas, cam, plan, design, rng)
+    img = _photometric(canvas, rng)
+    return Scene(img, cards_out, groups, negatives)
+
+
+def _lay_cards(
+    canvas: np.ndarray,
+    cam: np.ndarray,
+    plan: list[tuple[Card, np.ndarray, int, bool]],
+    design: Callable[[], Design],
+    rng: np.random.Generator,
+) -> tuple[list[PlacedCard], list[tuple[float, float, float, float]]]:
+    """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
+    ones before it; returns every card with its index box and whether enough of the index shows, and the
+    boxes a card's index must not be taken for (its upside-down corner, its centre figure)."""
+    h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []
     negatives: list[tuple[float, float, float, float]] = []
@@ -344,9 +361,39 @@ def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | No
         for i, n in enumerate(negatives)
         if _mostly_owned(owner, n, i // 2) and n[2] > n[0] + 4 and n[3] > n[1] + 4
     ]
+    return cards_out, negatives
 
+
+VIGNETTE = 224  # side of a vignette, pixels
+
+
+def make_vignette(seed: int) -> Scene:
+    """A small photo of one to four fanned cards, every card in a design of its own (training pools only).
+
+    A full scene shows one deck design on most of its cards, so 2 000 scenes hold a few thousand designs; the
+    classifier, which has to read faces it has never seen, gets many more from these cheap vignettes. They go
+    through the same camera, light and JPEG as scenes, at the card sizes scenes have.
+    """
+    rng = np.random.default_rng([seed, 2])
+    w = h = VIGNETTE
+    canvas = _texture(str(rng.choice(TRAIN_TEXTURES)), w, h, rng)
+    cam = _camera(w, h, rng)
+    canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
+    cw = rng.uniform(60, 140)
+    n = int(rng.integers(1, 5))
+    f = rng.uniform(0.24, 0.5)
+    ang = rng.uniform(-10, 10)
+    x, y = rng.uniform(0.04, 0.3) * w, rng.uniform(0.04, 0.3) * h
+    plan: list[tuple[Card, np.ndarray, int, bool]] = []
+    for i in range(n):
+        dx = i * f * cw
+        cx = x + dx * math.cos(math.radians(ang))
+        cy = y + dx * math.sin(math.radians(ang)) + rng.normal(0, 0.02 * cw)
+        card = SYMBOLS[int(rng.integers(len(SYMBOLS)))]
+        plan.append((card, _affine(cx, cy, ang + rng.normal(0, 1.5), cw / CARD_W), 0, False))
+    cards, negatives = _lay_cards(canvas, cam, plan, lambda: random_design(rng, Split.TRAIN), rng)
     img = _photometric(canvas, rng)
-    return Scene(img, cards_out, groups, negatives)
+    return Scene(img, cards, [[c for c, *_ in plan]], negatives)
 
 
 def _mostly_owned(owner: np.ndarray, box: tuple[float, float, float, float], idx: int) -> bool:

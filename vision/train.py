@@ -41,6 +41,7 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     classifier_epochs: int = 20
+    vignettes: int = 0  # extra classifier crops from this many vignettes (a few cards, each its own design)
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
     init_classifier: Path | None = None
@@ -391,7 +392,7 @@ def run(cfg: TrainConfig) -> dict:
     """Data (rendered if missing), classifier, detector, export; results copied into ``cfg.out``."""
     import torch
 
-    from vision.dataset import write_dataset
+    from vision.dataset import write_dataset, write_vignette_crops
 
     torch.set_num_threads(cfg.threads)
     started = time.time()
@@ -419,6 +420,13 @@ def run(cfg: TrainConfig) -> dict:
         tr = np.load(cfg.data / "crops_train.npz")
         va = np.load(cfg.data / "crops_val.npz")
         xtr, ytr = tr["x"], tr["y"]
+        if cfg.vignettes:
+            vig = cfg.data / "crops_vignettes.npz"
+            if not vig.exists():
+                _log(f"rendering {cfg.vignettes} vignettes for the classifier")
+                write_vignette_crops(cfg.data, cfg.vignettes, seed=cfg.seed, workers=1 if cfg.smoke else 2)
+            v = np.load(vig)
+            xtr, ytr = np.concatenate([xtr, v["x"]]), np.concatenate([ytr, v["y"]])
         if cfg.extra_data:
             ex, ey = _extra_crops(cfg.extra_data)
             xtr, ytr = np.concatenate([xtr, ex]), np.concatenate([ytr, ey])

@@ -48,6 +48,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--imgsz", type=int, default=512)
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--classifier-epochs", type=int, default=20)
+    t.add_argument(
+        "--vignettes",
+        type=int,
+        default=0,
+        help="also train the classifier on crops of this many small photos of a few cards, each its own design",
+    )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     t.add_argument("--stage", choices=("all", "classifier", "detector"), default="all")
@@ -146,6 +152,7 @@ def run_train(args: argparse.Namespace) -> int:
             imgsz=160,
             batch=4,
             classifier_epochs=1,
+            vignettes=min(args.vignettes, 20),
             seed=args.seed,
             threads=args.threads,
             smoke=True,
@@ -162,6 +169,7 @@ def run_train(args: argparse.Namespace) -> int:
             imgsz=args.imgsz,
             batch=args.batch,
             classifier_epochs=args.classifier_epochs,
+            vignettes=args.vignettes,
             seed=args.seed,
             threads=args.threads,
             stage=args.stage,

@@ -22,7 +22,7 @@ from vision.render import (
     random_design,
     render_card,
 )
-from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, make_scene, yolo_lines
+from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, VIGNETTE, make_scene, make_vignette, yolo_lines
 
 CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 W S")
 
@@ -134,3 +134,38 @@ def test_fanned_groups_come_in_table_order() -> None:
                 xs = [pc.box[0] for pc in placed]
                 # A fan runs left to right on the table; the camera turns it by 10 degrees at most.
                 assert sum(b > a for a, b in itertools.pairwise(xs)) >= len(xs) - 2
+
+
+def test_vignettes_label_their_cards_and_draw_training_designs_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Vignettes (a few cards, each its own design) feed the classifier: same seed same picture, every visible
+    index labelled inside the picture, and only training pools used, so the held-out set stays unseen."""
+    import vision.scene
+    from vision.crops import CLASS_OF, NONE_CLASS
+    from vision.dataset import _vignette_crops
+
+    splits: list[Split] = []
+    real = vision.scene.random_design
+
+    def spy(rng: np.random.Generator, split: Split):
+        splits.append(split)
+        return real(rng, split)
+
+    monkeypatch.setattr(vision.scene, "random_design", spy)
+    a, b = make_vignette(7), make_vignette(7)
+    assert np.array_equal(a.image, b.image) and a.image.shape == (VIGNETTE, VIGNETTE, 3)
+    visible = 0
+    for seed in range(12):
+        v = make_vignette(seed)
+        assert 1 <= len(v.cards) <= 4
+        for pc in v.cards:
+            if pc.visible:
+                visible += 1
+                x0, y0, x1, y1 = pc.box
+                assert 0 <= x0 < x1 < VIGNETTE and 0 <= y0 < y1 < VIGNETTE
+    assert visible >= 12
+    assert splits and set(splits) == {Split.TRAIN}
+    x, y = _vignette_crops(range(12))
+    assert len(x) == len(y)
+    cards = y[y != NONE_CLASS]
+    assert len(cards) == 2 * visible  # two jittered views of each visible index
+    assert set(cards) <= set(CLASS_OF.values()) and (y == NONE_CLASS).any()

@@ -20,7 +20,9 @@ def test_smoke_training_completes_and_exports(tmp_path: Path) -> None:
     import onnxruntime as ort
 
     out, data = tmp_path / "models", tmp_path / "data"
-    assert main(["train", "--smoke", "--out", str(out), "--data", str(data)]) == 0
+    assert main(["train", "--smoke", "--vignettes", "6", "--out", str(out), "--data", str(data)]) == 0
+    vig = np.load(data / "crops_vignettes.npz")
+    assert vig["x"].shape[1:] == (CROP, CROP, 3) and len(vig["x"]) == len(vig["y"]) > 6
     det = ort.InferenceSession(str(out / "card-index.onnx"), providers=["CPUExecutionProvider"])
     size = det.get_inputs()[0].shape[2]
     y = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, size, size), np.float32)})[0]
