@@ -83,6 +83,7 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
         card = CLASS_CARDS[k]
         assert card is not None
         kept.append((card, det.score * prob, det.box))
+    kept = _drop_split_indexes(kept)
     order = group_boxes([b for _, _, b in kept])
     h, w = image.shape[:2]
     cards: list[CardReading] = []
@@ -101,6 +102,32 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
     t2 = time.perf_counter()
     timings = {"inference": (t1 - t0) * 1000, "post": (t2 - t1) * 1000}
     return PhotoReading(tuple(cards), tuple(groups), round(w * scale), round(h * scale), timings)
+
+
+# Two boxes that read the same card and share most of their width on one row are one index the detector saw
+# twice (the "1" and the "10" of a 10): fanned neighbours are at least a quarter of a card apart, so even two
+# equal cards side by side overlap by well under half an index.
+SPLIT_OVERLAP = 0.5
+
+
+def _drop_split_indexes(
+    kept: list[tuple[Card, float, tuple[float, float, float, float]]],
+) -> list[tuple[Card, float, tuple[float, float, float, float]]]:
+    out: list[tuple[Card, float, tuple[float, float, float, float]]] = []
+    for card, conf, box in sorted(kept, key=lambda k: -k[1]):
+        x1, y1, x2, y2 = box
+        twin = False
+        for c, _, (a1, b1, a2, b2) in out:
+            if c != card:
+                continue
+            wide = max(0.0, min(x2, a2) - max(x1, a1)) / max(min(x2 - x1, a2 - a1), 1e-6)
+            tall = max(0.0, min(y2, b2) - max(y1, b1)) / max(min(y2 - y1, b2 - b1), 1e-6)
+            if wide > SPLIT_OVERLAP and tall > 0.7:
+                twin = True
+                break
+        if not twin:
+            out.append((card, conf, box))
+    return out
 
 
 def read_photo(

@@ -45,13 +45,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--val-images", type=int, default=200)
     t.add_argument("--heldout-images", type=int, default=300)
     t.add_argument("--epochs", type=int, default=10)
-    t.add_argument("--imgsz", type=int, default=512)
+    t.add_argument("--imgsz", type=int, default=512, help="detector training input size")
+    t.add_argument(
+        "--export-imgsz", type=int, default=512, help="detector input size of the exported ONNX model"
+    )
     t.add_argument("--batch", type=int, default=16)
-    t.add_argument("--classifier-epochs", type=int, default=20)
+    t.add_argument("--classifier-epochs", type=int, default=15)
     t.add_argument(
         "--vignettes",
         type=int,
-        default=0,
+        default=6_000,
         help="also train the classifier on crops of this many small photos of a few cards, each its own design",
     )
     t.add_argument("--seed", type=int, default=0)
@@ -150,6 +153,7 @@ def run_train(args: argparse.Namespace) -> int:
             heldout_images=0,
             epochs=1,
             imgsz=160,
+            export_imgsz=160,
             batch=4,
             classifier_epochs=1,
             vignettes=min(args.vignettes, 20),
@@ -167,6 +171,7 @@ def run_train(args: argparse.Namespace) -> int:
             heldout_images=args.heldout_images,
             epochs=args.epochs,
             imgsz=args.imgsz,
+            export_imgsz=args.export_imgsz,
             batch=args.batch,
             classifier_epochs=args.classifier_epochs,
             vignettes=args.vignettes,

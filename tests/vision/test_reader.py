@@ -113,3 +113,16 @@ def test_a_lone_card_is_read_once_either_way_up(width: int) -> None:
         for flip in (False, True)
     )
     assert right >= 0.85 * len(cards) * 3 * 2
+
+
+def test_an_index_seen_twice_is_one_card_but_equal_neighbours_stay_two() -> None:
+    """The "1" and the "10" of one 10 are one card; two B10s fanned side by side (a set) are two."""
+    from vision.reader import _drop_split_indexes
+
+    b10, g10 = parse_cards("B10 G10")
+    split = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (b10, 0.3, (156.0, 62.0, 196.0, 98.0))]
+    assert _drop_split_indexes(split) == split[:1]
+    fanned = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (b10, 0.6, (170.0, 61.0, 210.0, 99.0))]
+    assert len(_drop_split_indexes(fanned)) == 2
+    other = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (g10, 0.6, (150.0, 60.0, 190.0, 98.0))]
+    assert len(_drop_split_indexes(other)) == 2
