@@ -45,10 +45,9 @@ class TrainConfig:
     batch: int = 16
     seed: int = 0
     threads: int = 2
-    classifier_epochs: int = 20
-    vignettes: int = (
-        10_000  # extra classifier crops from this many vignettes (a few cards, each its own design)
-    )
+    classifier_epochs: int = 15
+    # Extra classifier crops from this many vignettes (a few cards, each its own design).
+    vignettes: int = 6_000
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
     init_classifier: Path | None = None
