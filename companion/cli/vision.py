@@ -47,7 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--epochs", type=int, default=10)
     t.add_argument("--imgsz", type=int, default=512, help="detector training input size")
     t.add_argument(
-        "--export-imgsz", type=int, default=512, help="detector input size of the exported ONNX model"
+        "--export-imgsz",
+        type=int,
+        default=None,
+        help="detector input size of the exported ONNX model (default: --imgsz)",
     )
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--classifier-epochs", type=int, default=15)

@@ -69,7 +69,9 @@ def test_exif_orientation_is_applied(client):
 
 
 def test_000_hit_from_a_photo_of_the_group_and_the_cards_to_add(client):
-    jpeg, _truth = phase_scene("R9 B10 G11 | Y8 R12", seed=5)
+    # A photo the camera reads right: this test is about the hit flow; how often the camera reads photos right is
+    # measured in tests/vision and bench/bench_vision.py (about 1 in 12 plain-deck photos has a card read wrong).
+    jpeg, _truth = phase_scene("R9 B10 G11 | Y8 R12", seed=8)
     body = _upload(client, jpeg, kind="run").json
     assert body["legal"] is True and body["group"] == ["Y8", "R9", "B10", "G11", "R12"]
     typed_onto = _upload(client, phase_scene("Y8", seed=6)[0], kind="run", onto="R9 B10 G11").json
