@@ -81,8 +81,7 @@ def _crops(
     for n in negs:
         xs.append(crop_index(scene.image, n))
         ys.append(NONE_CLASS)
-    x = np.stack(xs) if xs else np.zeros((0, CROP, CROP, 3), np.uint8)
-    return x, np.array(ys, np.int64)
+    return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
 
 
 def _vignette_crops(seeds: range) -> tuple[np.ndarray, np.ndarray]:

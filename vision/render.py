@@ -309,6 +309,39 @@ def _paint_mask(img: Image.Image, xy: tuple[float, float], mask: Image.Image, fi
     img.alpha_composite(solid, dest=(dx + sx, dy + sy), source=(sx, sy))
 
 
+@dataclass(frozen=True, slots=True)
+class _Figure:
+    """A number or letter set in a design's font, fitted to a box: drawn straight from the font when the design
+    prints its letters as they are (always for held-out designs), else through an ink mask (bent or hollow)."""
+
+    text: str
+    font: ImageFont.FreeTypeFont
+    mask: Image.Image | None
+    width: float
+    height: float
+
+    @classmethod
+    def fit(cls, text: str, design: Design, max_w: float, max_h: float, *, hollow: bool = False) -> _Figure:
+        if design.glyph == PLAIN_GLYPH and not hollow:
+            font = _fit_font(design.font, text, max_w, max_h)
+            x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
+            return cls(text, font, None, x1 - x0, y1 - y0)
+        font = _fit_font(design.font, text, max_w / design.glyph.stretch, max_h)
+        mask = _glyph_mask(text, font, design.glyph)
+        if hollow:
+            ring = 3 if mask.size[1] < 45 else 5
+            mask = ImageChops.subtract(mask.filter(ImageFilter.MaxFilter(ring)), mask)
+            mask = mask.crop(mask.getbbox())
+        return cls(text, font, mask, *mask.size)
+
+    def put(self, img: Image.Image, xy: tuple[float, float], fill) -> None:
+        """Draw with the ink's top-left at ``xy``."""
+        if self.mask is None:
+            _draw_text_ink(ImageDraw.Draw(img), xy, self.text, self.font, fill)
+        else:
+            _paint_mask(img, xy, self.mask, fill)
+
+
 def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
     """(face colour, text colour) of a Wild or Skip card."""
     if card.kind is Kind.WILD:
@@ -337,30 +370,14 @@ def _corner_layer(
     h = design.index_height * CARD_H
     style = design.corner_style
     max_w = 0.22 * CARD_W if len(text) > 1 else 0.15 * CARD_W
-    # Held-out designs (plain glyphs, styles of old) draw text straight from the font; bent glyphs and hollow
-    # letters go through an ink mask.
-    mask: Image.Image | None = None
-    if design.glyph != PLAIN_GLYPH or style == "outline":
-        font = _fit_font(design.font, text, max_w / design.glyph.stretch, h)
-        mask = _glyph_mask(text, font, design.glyph)
-        if style == "outline":
-            ring = 3 if mask.size[1] < 45 else 5
-            mask = ImageChops.subtract(mask.filter(ImageFilter.MaxFilter(ring)), mask)
-            mask = mask.crop(mask.getbbox())
-        tw, th = mask.size
-    else:
-        font = _fit_font(design.font, text, max_w, h)
-        x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
-        tw, th = x1 - x0, y1 - y0
+    figure = _Figure.fit(text, design, max_w, h, hollow=style == "outline")
+    tw, th = figure.width, figure.height
     ix, iy = design.index_x * CARD_W, design.index_y * CARD_H
     pad = max(3.0, 0.18 * th)
     on_face = face != design.paper
 
     def put_text(fill) -> None:
-        if mask is None:
-            _draw_text_ink(draw, (ix, iy), text, font, fill)
-        else:
-            _paint_mask(layer, (ix, iy), mask, fill)
+        figure.put(layer, (ix, iy), fill)
 
     if style in ("patch", "circle", "tab", "diamond", "band"):
         patch_fill = ink
@@ -470,32 +487,17 @@ def _draw_centre(
 ) -> None:
     cx, cy = CARD_W / 2, CARD_H / 2
     if card.kind is Kind.NUMBER:
-        text = str(card.number)
-        mask: Image.Image | None = None
-        if design.glyph != PLAIN_GLYPH:
-            font = _fit_font(design.font, text, 0.62 * CARD_W / design.glyph.stretch, 0.36 * CARD_H)
-            mask = _glyph_mask(text, font, design.glyph)
-            tw, th = mask.size
-        else:
-            font = _fit_font(design.font, text, 0.62 * CARD_W, 0.36 * CARD_H)
-            x0, y0, x1, y1 = font.getbbox(text, anchor="lt")
-            tw, th = x1 - x0, y1 - y0
+        figure = _Figure.fit(str(card.number), design, 0.62 * CARD_W, 0.36 * CARD_H)
+        tw, th = figure.width, figure.height
         pos = (cx - tw / 2, cy - th / 2)
-
-        def put_text(at: tuple[float, float], colour) -> None:
-            if mask is None:
-                _draw_text_ink(draw, at, text, font, colour)
-            else:
-                _paint_mask(img, at, mask, colour)
-
         fill = text_ink
         if design.centre_style == "oval":
             rx, ry = 0.36 * CARD_W, 0.3 * CARD_H
             draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=text_ink)
             fill = design.paper
         elif design.centre_style == "shadow":
-            put_text((pos[0] + 5, pos[1] + 5), (60, 60, 60))
-        put_text(pos, fill)
+            figure.put(img, (pos[0] + 5, pos[1] + 5), (60, 60, 60))
+        figure.put(img, pos, fill)
         if card.number in (6, 9):
             uy = pos[1] + th + 8
             draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6)

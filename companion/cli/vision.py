@@ -156,7 +156,6 @@ def run_train(args: argparse.Namespace) -> int:
             heldout_images=0,
             epochs=1,
             imgsz=160,
-            export_imgsz=160,
             batch=4,
             classifier_epochs=1,
             vignettes=min(args.vignettes, 20),
