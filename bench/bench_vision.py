@@ -231,15 +231,16 @@ def latency(runs: int, skip_torch: bool) -> None:
         import torch
         from ultralytics import YOLO
 
-        from vision.train import _classifier_net
+        from vision.train import _classifier_net, classifier_width
     except ImportError:
         print("  ultralytics/torch: not installed (train extra)")
         return
     torch.set_num_threads(os.cpu_count() or 2)
     img = decode(data).image
     det = YOLO(str(MODELS_DIR / "card-index.pt"))
-    net = _classifier_net(len(CLASS_CARDS))
-    net.load_state_dict(torch.load(MODELS_DIR / "index-classifier.pt", map_location="cpu"))
+    state = torch.load(MODELS_DIR / "index-classifier.pt", map_location="cpu")
+    net = _classifier_net(len(CLASS_CARDS), classifier_width(state))
+    net.load_state_dict(state)
     net.eval()
     models = get_models("onnxruntime")
     imgsz = models.imgsz

@@ -94,9 +94,14 @@ def _vignette_crops(seeds: range) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
+def vignette_crops_path(root: Path, n: int) -> Path:
+    """Where the crops of ``n`` vignettes live: named by the count, so asking for more never reuses fewer."""
+    return root / f"crops_vignettes_{n}.npz"
+
+
 def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2) -> Path:
     """Classifier crops of ``n`` vignettes (``vision.scene.make_vignette``: a few cards, each its own design)
-    into ``root/crops_vignettes.npz``."""
+    into ``vignette_crops_path(root, n)``; the first ``k`` of them are the ``k`` a smaller count renders."""
     base = seed * 1_000_000
     chunks = [range(a, min(a + 250, base + n)) for a in range(base, base + n, 250)]
     xs, ys = [], []
@@ -106,7 +111,7 @@ def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2)
             ys.append(y)
             if (i + 1) % 8 == 0 or i + 1 == len(chunks):
                 print(f"  vignettes: {min((i + 1) * 250, n)}/{n}", flush=True)
-    out = root / "crops_vignettes.npz"
+    out = vignette_crops_path(root, n)
     root.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
     return out

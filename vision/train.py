@@ -45,6 +45,8 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     classifier_epochs: int = 15
+    classifier_width: int = 32  # first-stage channels (vision.train.CLASSIFIER_WIDTH)
+    classifier_lr: float = 3e-3  # the one-cycle schedule's peak
     # Extra classifier crops from this many vignettes (a few cards, each its own design).
     vignettes: int = 6_000
     extra_data: Path | None = None
@@ -163,28 +165,71 @@ def _extra_crops(extra: Path) -> tuple[np.ndarray, np.ndarray]:
 # --- classifier ------------------------------------------------------------------------------------------------
 
 
-def _classifier_net(n_classes: int):  # torch is imported lazily, so no annotation
+CLASSIFIER_WIDTH = 32  # channels of the first stage; the stages have 1x, 2x, 4x and 8x this many
+
+
+def _classifier_net(n_classes: int, width: int = CLASSIFIER_WIDTH):  # torch is imported lazily: no annotation
     import torch.nn as nn
 
     def block(cin: int, cout: int) -> list:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
+    w = width
     return nn.Sequential(
-        *block(3, 16),
-        *block(16, 16),
+        *block(3, w),
+        *block(w, w),
         nn.MaxPool2d(2),  # 20 x 20
-        *block(16, 32),
-        *block(32, 32),
+        *block(w, 2 * w),
+        *block(2 * w, 2 * w),
         nn.MaxPool2d(2),  # 10 x 10
-        *block(32, 64),
-        *block(64, 64),
+        *block(2 * w, 4 * w),
+        *block(4 * w, 4 * w),
         nn.MaxPool2d(2),  # 5 x 5
-        *block(64, 128),
+        *block(4 * w, 8 * w),
         nn.AdaptiveAvgPool2d(1),
         nn.Flatten(),
         nn.Dropout(0.2),
-        nn.Linear(128, n_classes),
+        nn.Linear(8 * w, n_classes),
     )
+
+
+def classifier_width(state: dict) -> int:
+    """The first-stage width of saved classifier weights."""
+    return int(state["0.weight"].shape[0])
+
+
+def _classifier_init(path: Path, width: int) -> dict:
+    """Saved classifier weights that fit a classifier ``width`` wide (narrower ones are widened)."""
+    import torch
+
+    state = torch.load(path, map_location="cpu")
+    if classifier_width(state) > width:
+        raise ValueError(
+            f"{path}: a classifier {classifier_width(state)} wide does not fit in one {width} wide "
+            f"(--classifier-width {classifier_width(state)} or more)"
+        )
+    return state
+
+
+def _load_widened(net, state: dict) -> None:  # torch is imported lazily: no annotations
+    """Load ``state`` into ``net``, which may be wider: the saved channels come first, the new channels start
+    from their fresh initialisation, and every weight from a new channel into an old one is zero, so the wider
+    net computes exactly what the saved one did and training goes on from there."""
+    import torch
+
+    own = net.state_dict()
+    with torch.no_grad():
+        for name, new in own.items():
+            old = state[name]
+            if new.shape == old.shape:
+                new.copy_(old)
+                continue
+            if new.dim() in (2, 4):  # conv or linear weight: [out, in, ...]
+                new[: old.shape[0], old.shape[1] :] = 0
+                new[: old.shape[0], : old.shape[1]] = old
+            else:  # batch-norm vectors
+                new[: old.shape[0]] = old
+    net.load_state_dict(own)
 
 
 def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -238,6 +283,8 @@ def train_classifier(
     epochs: int,
     seed: int,
     init: Path | None = None,
+    width: int = CLASSIFIER_WIDTH,
+    max_lr: float = 3e-3,
 ) -> dict[str, float]:
     import torch
     import torch.nn.functional as F
@@ -246,18 +293,18 @@ def train_classifier(
     # The crop jitter runs in OpenCV between torch steps; two thread pools spinning on two cores starve each other.
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
-    net = _classifier_net(len(CLASS_CARDS))
+    net = _classifier_net(len(CLASS_CARDS), width)
     if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+        _load_widened(net, _classifier_init(init, width))
     xtr, ytr = train
     xva, yva = val
     counts = np.bincount(ytr, minlength=len(CLASS_CARDS)).astype(np.float32)
     _log(
         f"classifier: {len(xtr)} training crops ({int(counts[NONE_CLASS])} 'none'), {len(xva)} validation crops"
     )
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=max_lr, weight_decay=1e-4)
     steps = epochs * ((len(xtr) + 127) // 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(steps, 1))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=max(steps, 1))
     xva_t = torch.from_numpy(to_input(xva))
     best = -1.0
     metrics: dict[str, float] = {}
@@ -397,9 +444,11 @@ def run(cfg: TrainConfig) -> dict:
     """Data (rendered if missing), classifier, detector, export; results copied into ``cfg.out``."""
     import torch
 
-    from vision.dataset import write_dataset, write_vignette_crops
+    from vision.dataset import vignette_crops_path, write_dataset, write_vignette_crops
 
     torch.set_num_threads(cfg.threads)
+    if cfg.init_classifier is not None and cfg.stage in ("all", "classifier"):
+        _classifier_init(cfg.init_classifier, cfg.classifier_width)  # fail before anything is rendered
     started = time.time()
     cfg.out.mkdir(parents=True, exist_ok=True)
     work = cfg.data / "runs"
@@ -426,7 +475,7 @@ def run(cfg: TrainConfig) -> dict:
         va = np.load(cfg.data / "crops_val.npz")
         xtr, ytr = tr["x"], tr["y"]
         if cfg.vignettes:
-            vig = cfg.data / "crops_vignettes.npz"
+            vig = vignette_crops_path(cfg.data, cfg.vignettes)
             if not vig.exists():
                 _log(f"rendering {cfg.vignettes} vignettes for the classifier")
                 write_vignette_crops(cfg.data, cfg.vignettes, seed=cfg.seed, workers=1 if cfg.smoke else 2)
@@ -443,6 +492,8 @@ def run(cfg: TrainConfig) -> dict:
             epochs=cfg.classifier_epochs,
             seed=cfg.seed,
             init=cfg.init_classifier,
+            width=cfg.classifier_width,
+            max_lr=cfg.classifier_lr,
         )
         t_cls = time.time() - t0
         shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", cfg.out / f"{CLASSIFIER_NAME}.onnx")

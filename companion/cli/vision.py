@@ -55,6 +55,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--classifier-epochs", type=int, default=15)
     t.add_argument(
+        "--classifier-width",
+        type=int,
+        default=32,
+        help="channels of the classifier's first stage (--init-classifier may be narrower: it is widened)",
+    )
+    t.add_argument("--classifier-lr", type=float, default=3e-3, help="peak learning rate of the classifier")
+    t.add_argument(
         "--vignettes",
         type=int,
         default=6_000,
@@ -158,6 +165,7 @@ def run_train(args: argparse.Namespace) -> int:
             imgsz=160,
             batch=4,
             classifier_epochs=1,
+            classifier_width=args.classifier_width,
             vignettes=min(args.vignettes, 20),
             seed=args.seed,
             threads=args.threads,
@@ -176,6 +184,8 @@ def run_train(args: argparse.Namespace) -> int:
             export_imgsz=args.export_imgsz,
             batch=args.batch,
             classifier_epochs=args.classifier_epochs,
+            classifier_width=args.classifier_width,
+            classifier_lr=args.classifier_lr,
             vignettes=args.vignettes,
             seed=args.seed,
             threads=args.threads,

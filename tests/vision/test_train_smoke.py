@@ -12,6 +12,7 @@ pytest.importorskip("torch")
 
 from companion.cli import main
 from vision.crops import CLASS_CARDS, CROP
+from vision.dataset import vignette_crops_path
 from vision.train import _read_extra, write_extra_example
 
 
@@ -21,7 +22,7 @@ def test_smoke_training_completes_and_exports(tmp_path: Path) -> None:
 
     out, data = tmp_path / "models", tmp_path / "data"
     assert main(["train", "--smoke", "--vignettes", "6", "--out", str(out), "--data", str(data)]) == 0
-    vig = np.load(data / "crops_vignettes.npz")
+    vig = np.load(vignette_crops_path(data, 6))
     assert vig["x"].shape[1:] == (CROP, CROP, 3) and len(vig["x"]) == len(vig["y"]) > 6
     det = ort.InferenceSession(str(out / "card-index.onnx"), providers=["CPUExecutionProvider"])
     size = det.get_inputs()[0].shape[2]
@@ -105,3 +106,37 @@ def test_detector_fine_tuning_starts_from_the_init_weights(
     train_detector(cfg, tmp_path / "data.yaml", tmp_path)
     assert calls["pretrained"] is (init is not None)
     assert calls["model"] == (init if init else str(MODEL_YAML))
+
+
+def test_a_widened_classifier_computes_what_the_narrow_one_did(tmp_path: Path) -> None:
+    # Fine-tuning a wider classifier from narrower weights starts from the same function, not from scratch.
+    import torch
+
+    from vision.train import _classifier_net, _load_widened, classifier_width
+
+    torch.manual_seed(0)
+    narrow = _classifier_net(len(CLASS_CARDS), 16)
+    narrow.train()
+    with torch.no_grad():  # move the batch-norm statistics away from their initial values
+        narrow(torch.randn(64, 3, CROP, CROP))
+    narrow.eval()
+    wide = _classifier_net(len(CLASS_CARDS), 32)
+    _load_widened(wide, narrow.state_dict())
+    wide.eval()
+    assert classifier_width(wide.state_dict()) == 32
+    x = torch.randn(5, 3, CROP, CROP)
+    with torch.no_grad():
+        assert torch.allclose(narrow(x), wide(x), atol=1e-5)
+    assert sum(p.numel() for p in wide.parameters()) > 3 * sum(p.numel() for p in narrow.parameters())
+
+
+def test_a_classifier_does_not_narrow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import torch
+
+    from vision.train import _classifier_net
+
+    torch.save(_classifier_net(len(CLASS_CARDS), 32).state_dict(), tmp_path / "wide.pt")
+    args = ["train", "--smoke", "--stage", "classifier", "--classifier-width", "16"]
+    args += ["--init-classifier", str(tmp_path / "wide.pt"), "--data", str(tmp_path / "d")]
+    assert main([*args, "--out", str(tmp_path / "m")]) == 2
+    assert "does not fit" in capsys.readouterr().err
