@@ -126,3 +126,30 @@ def test_an_index_seen_twice_is_one_card_but_equal_neighbours_stay_two() -> None
     assert len(_drop_split_indexes(fanned)) == 2
     other = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (g10, 0.6, (150.0, 60.0, 190.0, 98.0))]
     assert len(_drop_split_indexes(other)) == 2
+
+
+def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept only when detector score x classifier probability reaches MIN_CARD_CONF (vision/detector.py)."""
+    from vision import reader
+    from vision.crops import CLASS_CARDS, CLASS_OF
+    from vision.detector import MIN_CARD_CONF, MIN_CARD_PROB, Detection
+
+    r7, b9, g3 = parse_cards("R7 B9 G3")
+    # (card, detector score, classifier probability): sure of both; each model fairly sure; both half sure.
+    rows = [(r7, 0.9, 0.95), (b9, 0.6, 0.6), (g3, 0.45, 0.5)]
+    assert 0.6 * 0.6 >= MIN_CARD_CONF > 0.45 * 0.5 and MIN_CARD_PROB <= 0.5
+
+    class Fake:
+        def detect(self, img: np.ndarray) -> list[Detection]:
+            return [Detection((40.0 * i, 10.0, 40.0 * i + 30, 50.0), s) for i, (_, s, _) in enumerate(rows)]
+
+        def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
+            p = np.zeros((len(rows), len(CLASS_CARDS)), np.float32)
+            for i, (card, _, prob) in enumerate(rows):
+                p[i, CLASS_OF[card]] = prob
+                p[i, -1] = 1 - prob
+            return p
+
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
+    got = read_image(np.zeros((100, 200, 3), np.uint8))
+    assert [str(c.card) for c in got.cards] == ["R7", "B9"]
