@@ -44,7 +44,7 @@ class TrainConfig:
     batch: int = 16
     seed: int = 0
     threads: int = 2
-    classifier_epochs: int = 15
+    classifier_epochs: int = 8
     classifier_width: int = 32  # first-stage channels (vision.train.CLASSIFIER_WIDTH)
     classifier_lr: float = 3e-3  # the one-cycle schedule's peak
     # Extra classifier crops from this many vignettes (a few cards, each its own design).

@@ -53,7 +53,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="detector input size of the exported ONNX model (default: --imgsz)",
     )
     t.add_argument("--batch", type=int, default=16)
-    t.add_argument("--classifier-epochs", type=int, default=15)
+    t.add_argument("--classifier-epochs", type=int, default=8)
     t.add_argument(
         "--classifier-width",
         type=int,
