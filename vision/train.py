@@ -25,6 +25,7 @@ from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, crop_index, to
 MODEL_YAML = Path(__file__).with_name("card-index.yaml")
 DETECTOR_NAME = "card-index"
 CLASSIFIER_NAME = "index-classifier"
+CLASSIFIER_WIDTH = 32  # channels of the classifier's first stage; its stages have 1x, 2x, 4x and 8x this many
 
 
 @dataclass
@@ -45,7 +46,7 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     classifier_epochs: int = 8
-    classifier_width: int = 32  # first-stage channels (vision.train.CLASSIFIER_WIDTH)
+    classifier_width: int = CLASSIFIER_WIDTH
     classifier_lr: float = 3e-3  # the one-cycle schedule's peak
     # Extra classifier crops from this many vignettes (a few cards, each its own design).
     vignettes: int = 6_000
@@ -163,9 +164,6 @@ def _extra_crops(extra: Path) -> tuple[np.ndarray, np.ndarray]:
 
 
 # --- classifier ------------------------------------------------------------------------------------------------
-
-
-CLASSIFIER_WIDTH = 32  # channels of the first stage; the stages have 1x, 2x, 4x and 8x this many
 
 
 def _classifier_net(n_classes: int, width: int = CLASSIFIER_WIDTH):  # torch is imported lazily: no annotation

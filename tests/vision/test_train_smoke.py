@@ -140,3 +140,19 @@ def test_a_classifier_does_not_narrow(tmp_path: Path, capsys: pytest.CaptureFixt
     args += ["--init-classifier", str(tmp_path / "wide.pt"), "--data", str(tmp_path / "d")]
     assert main([*args, "--out", str(tmp_path / "m")]) == 2
     assert "does not fit" in capsys.readouterr().err
+
+
+def test_the_command_line_defaults_are_the_training_defaults() -> None:
+    # The model card says a bare `phase10 train` is TrainConfig's defaults; the two must not drift apart.
+    from dataclasses import fields
+
+    from companion.cli import build_parser
+    from vision.train import TrainConfig
+
+    args = vars(build_parser().parse_args(["train"]))
+    defaults = {f.name: f.default for f in fields(TrainConfig)}
+    shared = sorted(k for k in args if k in defaults and k not in ("out", "data", "init", "init_classifier"))
+    assert {"classifier_epochs", "classifier_width", "classifier_lr", "vignettes", "epochs", "imgsz"} <= set(
+        shared
+    )
+    assert {k: args[k] for k in shared} == {k: defaults[k] for k in shared}
