@@ -259,7 +259,12 @@ def latency(runs: int, skip_torch: bool) -> None:
             with torch.no_grad():
                 x = torch.from_numpy(to_input(np.stack([crop_index(img, b) for b in boxes])))
                 probs = torch.softmax(net(x), 1).numpy()
-            kept = [b for b, p in zip(boxes, probs, strict=True) if card_of(p)[0] != NONE_CLASS]
+            scores = res.boxes.conf.tolist()
+            kept = [
+                b
+                for b, p, s in zip(boxes, probs, scores, strict=True)
+                if card_of(p, float(s))[0] != NONE_CLASS
+            ]
             group_boxes(kept)
         if i >= 2:
             times.append((time.perf_counter() - t0) * 1000)

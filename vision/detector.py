@@ -210,10 +210,11 @@ def get_models(runtime: str | None = None, models_dir: Path | None = None) -> Mo
     return m
 
 
-def card_of(probs: np.ndarray) -> tuple[int, float]:
-    """(class, probability) of one crop; NONE_CLASS when it is not a card or too unsure."""
+def card_of(probs: np.ndarray, score: float = 1.0) -> tuple[int, float]:
+    """(class, probability) of one crop whose box the detector scored ``score``; NONE_CLASS when it is not a
+    card or either model is too unsure (``MIN_CARD_PROB``, ``MIN_CARD_CONF``)."""
     k = int(probs.argmax())
     p = float(probs[k])
-    if k == NONE_CLASS or p < MIN_CARD_PROB:
+    if k == NONE_CLASS or p < MIN_CARD_PROB or score * p < MIN_CARD_CONF:
         return NONE_CLASS, p
     return k, p

@@ -24,7 +24,7 @@ import numpy as np
 from companion.rules.cards import Card
 from vision.crops import CLASS_CARDS, NONE_CLASS
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
-from vision.detector import MIN_CARD_CONF, card_of, get_models
+from vision.detector import card_of, get_models
 from vision.layout import group_boxes
 
 __all__ = [
@@ -77,8 +77,8 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
     t1 = time.perf_counter()
     kept: list[tuple[Card, float, tuple[float, float, float, float]]] = []
     for det, p in zip(dets, probs, strict=True):
-        k, prob = card_of(p)
-        if k == NONE_CLASS or det.score * prob < MIN_CARD_CONF:
+        k, prob = card_of(p, det.score)
+        if k == NONE_CLASS:
             continue
         card = CLASS_CARDS[k]
         assert card is not None

@@ -280,7 +280,7 @@ def train_classifier(
     *,
     epochs: int,
     seed: int,
-    init: Path | None = None,
+    init: dict | None = None,
     width: int = CLASSIFIER_WIDTH,
     max_lr: float = 3e-3,
 ) -> dict[str, float]:
@@ -293,7 +293,7 @@ def train_classifier(
     rng = np.random.default_rng(seed)
     net = _classifier_net(len(CLASS_CARDS), width)
     if init is not None:
-        _load_widened(net, _classifier_init(init, width))
+        _load_widened(net, init)
     xtr, ytr = train
     xva, yva = val
     counts = np.bincount(ytr, minlength=len(CLASS_CARDS)).astype(np.float32)
@@ -445,8 +445,10 @@ def run(cfg: TrainConfig) -> dict:
     from vision.dataset import vignette_crops_path, write_dataset, write_vignette_crops
 
     torch.set_num_threads(cfg.threads)
+    init_classifier = None
     if cfg.init_classifier is not None and cfg.stage in ("all", "classifier"):
-        _classifier_init(cfg.init_classifier, cfg.classifier_width)  # fail before anything is rendered
+        # Loaded (and checked) before anything is rendered, so a misfit fails at once.
+        init_classifier = _classifier_init(cfg.init_classifier, cfg.classifier_width)
     started = time.time()
     cfg.out.mkdir(parents=True, exist_ok=True)
     work = cfg.data / "runs"
@@ -489,7 +491,7 @@ def run(cfg: TrainConfig) -> dict:
             work,
             epochs=cfg.classifier_epochs,
             seed=cfg.seed,
-            init=cfg.init_classifier,
+            init=init_classifier,
             width=cfg.classifier_width,
             max_lr=cfg.classifier_lr,
         )
