@@ -189,6 +189,9 @@ class Design:
     wear: float
     special_style: int  # which Wild/Skip face
     glyph: Glyph = PLAIN_GLYPH
+    # A thin printed border line inside the card's edge: (inset, width) in card pixels, width 0 for none. Many
+    # decks print one; it runs just left of and above the index, where a stroke must not read as a digit.
+    border: tuple[int, int] = (0, 0)
 
 
 def random_design(rng: np.random.Generator, split: Split) -> Design:
@@ -220,6 +223,11 @@ def random_design(rng: np.random.Generator, split: Split) -> Design:
             weight=int(rng.choice([-1, 1])) if r[2] < 0.35 else 0,
         )
         design = dataclasses.replace(design, glyph=glyph)
+        if rng.random() < 0.35:
+            # Between the card's edge and the index, 2-9 px clear of the index.
+            clear = min(design.index_x * CARD_W, design.index_y * CARD_H)
+            inset = max(3, int(clear - rng.uniform(2, 9)))
+            design = dataclasses.replace(design, border=(inset, int(rng.integers(1, 4))))
     return design
 
 
@@ -469,6 +477,14 @@ def render_card(
             radius=max(4, design.radius - b),
             outline=ink if not special else (40, 40, 40),
             width=design.frame,
+        )
+    inset, width = design.border
+    if width:
+        draw.rounded_rectangle(
+            (inset, inset, CARD_W - 1 - inset, CARD_H - 1 - inset),
+            radius=max(3, design.radius - inset),
+            outline=ink,
+            width=width,
         )
     _draw_centre(img, draw, card, design, face, text_ink, rng)
     corner, box, _ = _corner_layer(card, design, text_ink, face)

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 import pytest
 
-from companion.rules.cards import Card, parse_cards
+from companion.rules.cards import Card, Color, parse_cards
 from vision.render import (
     CARD_H,
     CARD_W,
@@ -78,6 +78,25 @@ def test_only_training_designs_bend_their_letterforms() -> None:
     assert 0.5 < len(bent) / len(train) < 0.9
     assert min(g.stretch for g in bent) < 0.8 and max(g.stretch for g in bent) > 1.2
     assert {g.weight for g in bent} == {-1, 0, 1}
+
+
+def test_training_designs_print_border_lines_clear_of_the_index() -> None:
+    """Some training decks print a thin border just outside the index, so a stroke beside a 1 does not read as
+    11; held-out designs never get one (drawn after everything else, the held-out pictures are unchanged)."""
+    rng = np.random.default_rng(11)
+    heldout = [random_design(rng, Split.HELDOUT) for _ in range(100)]
+    assert all(d.border == (0, 0) for d in heldout)
+    bordered = [d for d in (random_design(rng, Split.TRAIN) for _ in range(300)) if d.border[1]]
+    assert 0.25 < len(bordered) / 300 < 0.45
+    for d in bordered:
+        inset, width = d.border
+        assert 1 <= width <= 3 and inset >= 3
+        assert inset + width <= min(d.index_x * CARD_W, d.index_y * CARD_H)
+        plain = dataclasses.replace(d, frame=0, corner_style="plain", wear=0.0)
+        face, _ = render_card(Card.number_card(1, Color.BLUE), plain, rng)
+        line = face[CARD_H // 2, inset : inset + width, :3].astype(int)
+        inside = face[CARD_H // 2, inset + width + 2, :3].astype(int)
+        assert (line[:, 2] - line[:, 0]).max() > (inside[2] - inside[0]) + 40, "border not drawn"
 
 
 def test_every_font_draws_every_index_symbol() -> None:
