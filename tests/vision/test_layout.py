@@ -7,7 +7,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vision.layout import group_boxes
+from vision.layout import gap_boxes, group_boxes
 
 
 def _row(x0: float, y0: float, n: int, step: float, angle_deg: float = 0.0, w: float = 20, h: float = 24):
@@ -69,3 +69,35 @@ def test_a_loose_card_a_card_width_after_a_fan_is_not_bridged() -> None:
     row = _row(100, 100, 5, 40)
     loose = [(100 + 4 * 40 + 100, 100, 100 + 4 * 40 + 120, 124)]
     assert group_boxes(row + loose) == [[0, 1, 2, 3, 4], [5]]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(5, 12),
+    step=st.floats(12, 50),
+    angle=st.floats(-8, 8),
+    jitter=st.lists(st.floats(-0.06, 0.06), min_size=12, max_size=12),
+    missing=st.integers(1, 10),
+)
+def test_a_card_missing_inside_a_regular_fan_is_found_where_it_lies(
+    n: int, step: float, angle: float, jitter: list[float], missing: int
+) -> None:
+    """Oracle: the box taken out. Each index sits up to 6 % of a step off; the gap holds the missing one."""
+    full = _row(100, 100, n, step, angle)
+    full = [(x1 + j * step, y1, x2 + j * step, y2) for (x1, y1, x2, y2), j in zip(full, jitter, strict=False)]
+    k = 1 + missing % (n - 2)  # never the first or last card
+    seen = full[:k] + full[k + 1 :]
+    found = gap_boxes(seen, [list(range(n - 1))])  # one fan (its grouping is tested above)
+    assert len(found) == 1
+    assert all(abs(a - b) < 0.25 * step for a, b in zip(found[0], full[k], strict=True))
+
+
+def test_no_gap_is_guessed_in_a_complete_short_or_irregular_fan() -> None:
+    regular = _row(100, 100, 7, 30)
+    assert gap_boxes(regular, group_boxes(regular)) == []
+    short = [regular[0], regular[2], regular[3]]  # three cards: no usual step to measure the gap against
+    assert gap_boxes(short, [[0, 1, 2]]) == []
+    # A step far shorter than the rest (two boxes on one card, or two groups chained): the spacing means
+    # something other than a missing card, so nothing is guessed.
+    odd = [*regular[:3], (regular[2][0] + 6, 100, regular[2][0] + 26, 124), *regular[4:]]
+    assert gap_boxes(odd, [list(range(len(odd)))]) == []

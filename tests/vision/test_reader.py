@@ -153,3 +153,37 @@ def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.Monke
     monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
     got = read_image(np.zeros((100, 200, 3), np.uint8))
     assert [str(c.card) for c in got.cards] == ["R7", "B9"]
+
+
+@pytest.mark.parametrize("gap_prob, expected", [(0.9, "R1 R2 R3 R4 R5 R6"), (0.3, "R1 R2 R3 R5 R6")])
+def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
+    monkeypatch: pytest.MonkeyPatch, gap_prob: float, expected: str
+) -> None:
+    """vision.layout.gap_boxes: a step twice the fan's usual one holds a card; it is read when the classifier
+    is at least GAP_MIN_PROB sure of it, else the fan stays as found."""
+    from vision import reader
+    from vision.crops import CLASS_CARDS, CLASS_OF
+    from vision.detector import Detection
+
+    cards = parse_cards("R1 R2 R3 R4 R5 R6")
+    assert reader.GAP_MIN_PROB <= 0.9 and reader.GAP_MIN_PROB > 0.3
+    seen = [0, 1, 2, 4, 5]  # the fourth card's index went unseen
+
+    class Fake:
+        def detect(self, img: np.ndarray) -> list[Detection]:
+            return [Detection((40.0 * i, 10.0, 40.0 * i + 30, 50.0), 0.9) for i in seen]
+
+        def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
+            p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
+            for row, box in zip(p, boxes, strict=True):
+                i = round(box[0] / 40)
+                prob = 0.95 if i in seen else gap_prob
+                row[CLASS_OF[cards[i]]] = prob
+                row[-1] = 1 - prob
+            return p
+
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
+    got = read_image(np.zeros((100, 300, 3), np.uint8))
+    assert [" ".join(str(c) for c in g) for g in got.groups] == [expected]
+    if gap_prob > 0.5:
+        assert got.cards[3].box == (120, 10, 150, 50)
