@@ -141,7 +141,7 @@ def heldout(
             if sum(len(g) for g in groups) != len(boxes):
                 # Older data sets stored every card, hidden ones too: render the scene again for its truth.
                 seed = int(name.split("_")[1])
-                groups = truth_groups(make_scene(seed, Split.HELDOUT if split == "heldout" else Split.TRAIN))
+                groups = truth_groups(make_scene(seed, Split(split) if split != "val" else Split.TRAIN))
             items.append((img, groups, boxes))
         source = f"{len(items)} scenes from {data}/images/{split}"
     elif split != "heldout":
@@ -277,7 +277,7 @@ def latency(runs: int, skip_torch: bool) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--heldout", type=int, default=300, help="how many scenes to score")
-    ap.add_argument("--split", choices=("heldout", "val"), default="heldout")
+    ap.add_argument("--split", choices=("heldout", "val", "dev"), default="heldout")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--runtime", default="onnxruntime")
     ap.add_argument("--skip-torch", action="store_true")

@@ -30,7 +30,7 @@ from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
 def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
     seed, split_name, out_dir, with_crops = args
-    split = Split.HELDOUT if split_name == "heldout" else Split.TRAIN
+    split = {"heldout": Split.HELDOUT, "dev": Split.DEV}.get(split_name, Split.TRAIN)
     scene = make_scene(seed, split)
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
@@ -124,7 +124,7 @@ def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, 
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
     # Train and val share the training pools but not seeds; held-out has its own pools and seed stream.
-    pool_name = "heldout" if split_name == "heldout" else "train"
+    pool_name = split_name if split_name in ("heldout", "dev") else "train"
     jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops) for s in seeds]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)

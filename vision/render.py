@@ -39,6 +39,9 @@ class Split(enum.Enum):
 
     TRAIN = "train"
     HELDOUT = "heldout"
+    # Designs neither training nor the held-out set uses, for choosing between models on unseen faces
+    # without spending the held-out set on it.
+    DEV = "dev"
 
 
 # Corner styles: how the small index is printed ("plain" is listed twice: it is the commonest print). The
@@ -57,6 +60,10 @@ TRAIN_CORNER_STYLES = (
     "ruled",  # a corner panel: a rule down the index's right side, on some decks one across under it as well
 )
 HELDOUT_CORNER_STYLES = ("circle", "boxed")
+DEV_CORNER_STYLES = (
+    "shadowed",  # the index with a grey drop shadow
+    "dotted",  # a row of dots under the index
+)
 # Styles that paint up to the card's edge and so are clipped to its rounded outline.
 _EDGE_STYLES = ("diamond", "band", "sidebar")
 
@@ -124,6 +131,30 @@ _HELDOUT_FONT_PREFIXES = (
     "LiberationSerif-Regular",
 )
 
+# Faces left out of both pools, for the dev split: Computer Modern, STIX and a few italics.
+_DEV_FONT_PREFIXES = (
+    "cmr10",
+    "cmb10",
+    "cmtt10",
+    "STIXGeneral.",
+    "STIXGeneralBol.",
+    "FreeMono.",
+    "DejaVuSerif-BoldItalic",
+    "LiberationSerif-Italic",
+    "Lato-Heavy.",
+    "RobotoCondensed-Medium.",
+)
+_FONT_PREFIXES = {
+    Split.TRAIN: _TRAIN_FONT_PREFIXES,
+    Split.HELDOUT: _HELDOUT_FONT_PREFIXES,
+    Split.DEV: _DEV_FONT_PREFIXES,
+}
+_CORNER_STYLES = {
+    Split.TRAIN: TRAIN_CORNER_STYLES,
+    Split.HELDOUT: HELDOUT_CORNER_STYLES,
+    Split.DEV: DEV_CORNER_STYLES,
+}
+
 
 def _font_dirs() -> list[Path]:
     dirs = [d for d in _FONT_DIRS if d.is_dir()]
@@ -139,14 +170,14 @@ def _font_dirs() -> list[Path]:
 @functools.cache
 def font_files(split: Split) -> tuple[Path, ...]:
     """Font files of a pool, found on this machine (DejaVu always, Debian families when installed)."""
-    prefixes = _TRAIN_FONT_PREFIXES if split is Split.TRAIN else _HELDOUT_FONT_PREFIXES
+    prefixes = _FONT_PREFIXES[split]
     found: dict[str, Path] = {}
     for d in _font_dirs():
         for p in sorted(d.rglob("*.[ot]tf")):
             if p.name.startswith(prefixes) and "Display" not in p.name and p.name not in found:
                 found[p.name] = p
-    if not found and split is Split.HELDOUT:
-        # Without the Debian fonts the held-out pool would be empty; fall back to a face training rarely uses.
+    if not found and split is not Split.TRAIN:
+        # Without the Debian fonts this pool would be empty; fall back to a face training rarely uses.
         return font_files(Split.TRAIN)[-1:]
     if not found:
         raise RuntimeError("no fonts found: install matplotlib (train extra) or the Debian font packages")
@@ -196,7 +227,7 @@ class Design:
 
 def random_design(rng: np.random.Generator, split: Split) -> Design:
     fonts = font_files(split)
-    styles = TRAIN_CORNER_STYLES if split is Split.TRAIN else HELDOUT_CORNER_STYLES
+    styles = _CORNER_STYLES[split]
     tone = rng.uniform(228, 255)
     tint = rng.normal(0, 4, 3)
     paper = tuple(int(np.clip(tone + t, 200, 255)) for t in tint)
@@ -417,6 +448,9 @@ def _corner_layer(
         fill = ink
         if style == "sidebar":
             draw.rectangle((0, 0, 0.55 * ix, CARD_H), fill=fill)
+        if style == "shadowed":
+            off = max(2.0, 0.07 * th)
+            figure.put(layer, (ix + off, iy + off), (110, 110, 110, 160))
         put_text(fill)
         bx = (ix, iy, ix + tw, iy + th)
         if style == "boxed":
@@ -433,6 +467,14 @@ def _corner_layer(
             if int(design.index_x * 1000) % 2:
                 draw.line((0, by, rx, by), fill=fill, width=lw)
             bx = (ix, iy, rx + lw, by + lw)
+        elif style == "dotted":
+            dot = max(2.0, 0.09 * th)
+            cy = iy + th + pad * 0.7
+            n = max(3, round(tw / (2.2 * dot)))
+            for k in range(n):
+                cx = ix + dot / 2 + k * (tw - dot) / max(n - 1, 1)
+                draw.ellipse((cx - dot / 2, cy - dot / 2, cx + dot / 2, cy + dot / 2), fill=fill)
+            bx = (ix, iy, ix + tw, cy + dot / 2)
         elif style == "pip":
             size = max(4.0, 0.3 * th)
             cx, cy = ix + tw / 2, iy + th + pad * 0.5 + size / 2

@@ -209,11 +209,12 @@ def _card_box(m: np.ndarray) -> tuple[float, float, float, float]:
 
 def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | None = None) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene."""
-    rng = np.random.default_rng([seed, 0 if split is Split.TRAIN else 1])
+    rng = np.random.default_rng([seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]])
     if size is None:
         size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
     w, h = size
-    textures = TRAIN_TEXTURES if split is Split.TRAIN else HELDOUT_TEXTURES
+    # Dev scenes test unseen faces only: they lie on the training tables.
+    textures = HELDOUT_TEXTURES if split is Split.HELDOUT else TRAIN_TEXTURES
     canvas = _texture(str(rng.choice(textures)), w, h, rng)
     cam = _camera(w, h, rng)
     canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)

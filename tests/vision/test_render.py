@@ -12,6 +12,7 @@ from companion.rules.cards import Card, Color, parse_cards
 from vision.render import (
     CARD_H,
     CARD_W,
+    DEV_CORNER_STYLES,
     HELDOUT_CORNER_STYLES,
     PLAIN_GLYPH,
     TRAIN_CORNER_STYLES,
@@ -27,7 +28,9 @@ from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, VIGNETTE, make_scene,
 CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 W S")
 
 
-@pytest.mark.parametrize("style", sorted(set(TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES)))
+@pytest.mark.parametrize(
+    "style", sorted(set(TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES + DEV_CORNER_STYLES))
+)
 @pytest.mark.parametrize("card", CARDS, ids=str)
 def test_index_box_holds_the_whole_printed_index(card: Card, style: str) -> None:
     rng = np.random.default_rng(1)
@@ -114,6 +117,18 @@ def test_held_out_pools_share_nothing_with_training() -> None:
     assert not set(font_files(Split.TRAIN)) & set(font_files(Split.HELDOUT))
     assert not set(TRAIN_CORNER_STYLES) & set(HELDOUT_CORNER_STYLES)
     assert not set(TRAIN_TEXTURES) & set(HELDOUT_TEXTURES)
+
+
+def test_dev_designs_are_neither_training_nor_held_out_ones() -> None:
+    """Models are chosen on the dev split's unseen faces, so it must share no font or corner style with either."""
+    dev_fonts = set(font_files(Split.DEV))
+    assert len(dev_fonts) >= 6
+    assert not dev_fonts & (set(font_files(Split.TRAIN)) | set(font_files(Split.HELDOUT)))
+    assert not set(DEV_CORNER_STYLES) & set(TRAIN_CORNER_STYLES + HELDOUT_CORNER_STYLES)
+    rng = np.random.default_rng(3)
+    designs = [random_design(rng, Split.DEV) for _ in range(60)]
+    assert {d.corner_style for d in designs} == set(DEV_CORNER_STYLES)
+    assert all(d.glyph == PLAIN_GLYPH and d.border == (0, 0) for d in designs)
 
 
 def test_same_seed_same_scene() -> None:
