@@ -46,7 +46,9 @@ def phase_scene(
     img = _table(w, h, rng)
     # The deck of these photos prints its indexes plainly, as the official cards do: the photos test what the app
     # does with a reading, while the camera's accuracy on every kind of design is measured in tests/vision.
-    design = dataclasses.replace(random_design(rng, Split.TRAIN), corner_style="plain", glyph=PLAIN_GLYPH)
+    design = dataclasses.replace(
+        random_design(rng, Split.TRAIN), corner_style="plain", glyph=PLAIN_GLYPH, border=(0, 0)
+    )
     longest = max(len(g) for g in groups)
     frac = 0.36
     cw = card_width or min(0.16 * w, 0.8 * w / ((longest - 1) * frac + 1), 0.8 * h / (len(groups) * 1.75))

@@ -128,6 +128,22 @@ def test_an_index_seen_twice_is_one_card_but_equal_neighbours_stay_two() -> None
     assert len(_drop_split_indexes(other)) == 2
 
 
+def test_one_digit_of_a_two_digit_index_is_not_a_card_of_its_own() -> None:
+    """The "1" of a B11 read as B1 (or the "2" of a Y12 as Y2) on the same box is part of that card, however
+    sure the classifier was of the part; a B1 fanned beside a B11, or a G1 on a B11's box, stays."""
+    from vision.reader import _drop_split_indexes
+
+    b1, b11, y2, y12, g1 = parse_cards("B1 B11 Y2 Y12 G1")
+    part = [(b1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.6, (140.0, 60.0, 182.0, 98.0))]
+    assert _drop_split_indexes(part) == part[1:]
+    right_digit = [(y12, 0.5, (140.0, 60.0, 182.0, 98.0)), (y2, 0.8, (160.0, 61.0, 185.0, 98.0))]
+    assert _drop_split_indexes(right_digit) == right_digit[:1]
+    fanned = [(b1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.8, (172.0, 61.0, 214.0, 99.0))]
+    assert len(_drop_split_indexes(fanned)) == 2
+    other_colour = [(g1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.6, (140.0, 60.0, 182.0, 98.0))]
+    assert len(_drop_split_indexes(other_colour)) == 2
+
+
 def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept only when detector score x classifier probability reaches MIN_CARD_CONF (vision/detector.py)."""
     from vision import reader
