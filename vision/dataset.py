@@ -30,7 +30,7 @@ from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
 def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
     seed, split_name, out_dir, with_crops = args
-    split = {"heldout": Split.HELDOUT, "dev": Split.DEV}.get(split_name, Split.TRAIN)
+    split = Split(split_name)  # a pool's name: train, heldout or dev
     scene = make_scene(seed, split)
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
@@ -118,13 +118,13 @@ def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2)
 
 
 def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int) -> None:
-    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout)."""
+    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev)."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
-    # Train and val share the training pools but not seeds; held-out has its own pools and seed stream.
-    pool_name = split_name if split_name in ("heldout", "dev") else "train"
+    # Train and val share the training pools but not seeds; held-out and dev have their own pools and seed streams.
+    pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
     jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops) for s in seeds]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)

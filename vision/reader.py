@@ -38,6 +38,10 @@ __all__ = [
 ]
 
 
+# A card as read before grouping: what it is, detector score x classifier probability, its index box.
+_Kept = tuple[Card, float, tuple[float, float, float, float]]
+
+
 @dataclass(frozen=True, slots=True)
 class CardReading:
     card: Card
@@ -75,7 +79,7 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
     boxes = [d.box for d in dets]
     probs = models.classify(image, boxes)
     t1 = time.perf_counter()
-    kept: list[tuple[Card, float, tuple[float, float, float, float]]] = []
+    kept: list[_Kept] = []
     for det, p in zip(dets, probs, strict=True):
         k, prob = card_of(p, det.score)
         if k == NONE_CLASS:
@@ -117,9 +121,7 @@ GAP_MIN_PROB = 0.6
 GAP_SCORE = 0.5
 
 
-def _read_gaps(
-    image: np.ndarray, models, kept: list[tuple[Card, float, tuple[float, float, float, float]]], order
-) -> list[tuple[Card, float, tuple[float, float, float, float]]]:
+def _read_gaps(image: np.ndarray, models, kept: list[_Kept], order) -> list[_Kept]:
     boxes = gap_boxes([b for _, _, b in kept], order)
     if not boxes:
         return []
@@ -152,15 +154,15 @@ def _part_of(part: Card, whole: Card) -> bool:
     )
 
 
-def _two_digits_first(k: tuple[Card, float, tuple[float, float, float, float]]) -> tuple[bool, float]:
+def _two_digits_first(k: _Kept) -> tuple[bool, float]:
     """Two-digit readings first, each kind by confidence, so a whole index claims its box before its parts."""
     return (not (k[0].number is not None and k[0].number >= 10), -k[1])
 
 
 def _drop_split_indexes(
-    kept: list[tuple[Card, float, tuple[float, float, float, float]]],
-) -> list[tuple[Card, float, tuple[float, float, float, float]]]:
-    out: list[tuple[Card, float, tuple[float, float, float, float]]] = []
+    kept: list[_Kept],
+) -> list[_Kept]:
+    out: list[_Kept] = []
     for card, conf, box in sorted(kept, key=_two_digits_first):
         x1, y1, x2, y2 = box
         twin = False
