@@ -10,7 +10,7 @@ labelled and its upside-down one never is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -28,6 +28,8 @@ SYMBOLS: tuple[Card, ...] = (
     Card.wild(),
     Card.skip(),
 )
+
+_Box = tuple[float, float, float, float]
 
 TRAIN_TEXTURES = ("wood", "felt", "laminate", "weave")
 HELDOUT_TEXTURES = ("marble", "checker")
@@ -146,8 +148,34 @@ def _paste(dst: np.ndarray, rgba: np.ndarray, m: np.ndarray, shadow: float = 0.0
     return quad
 
 
-def _distractor(kind: str, rng: np.random.Generator) -> np.ndarray:
-    """An RGBA object that is not a card: a coin, a pen, a die, or a score pad with written digits."""
+def _distractor(kind: str, rng: np.random.Generator) -> tuple[np.ndarray, list[_Box]]:
+    """An RGBA object that is not a card: a coin, a pen, a die, or a score pad with written digits; with the
+    boxes of the pad's numbers (in the object's pixels), which a classifier must learn are not card indexes."""
+    if kind != "pad":
+        return _object(kind, rng), []
+    w, h = int(rng.integers(140, 260)), int(rng.integers(180, 320))
+    img = np.zeros((h, w, 4), np.uint8)
+    img[:] = (250, 250, 235, 255) if rng.random() < 0.5 else (150, 240, 250, 255)
+    ink = (int(rng.integers(0, 120)), 30, int(rng.integers(0, 160)), 255)
+    y = 20
+    font = int(
+        rng.choice([cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN])
+    )
+    numbers: list[_Box] = []
+    while y < h - 10:
+        words = [str(int(rng.integers(0, 120))) for _ in range(int(rng.integers(1, 4)))]
+        scale = rng.uniform(0.6, 1.2)
+        cv2.putText(img, " ".join(words), (8, y), font, scale, ink, 2, cv2.LINE_AA)
+        # Hershey advances add up, so each number's place is the width of the text before it.
+        for i, word in enumerate(words):
+            x0 = 8 + (cv2.getTextSize(" ".join(words[:i]) + " ", font, scale, 2)[0][0] if i else 0)
+            (tw, th), base = cv2.getTextSize(word, font, scale, 2)
+            numbers.append((float(x0 - 2), float(y - th - 3), float(x0 + tw + 2), float(y + base)))
+        y += int(rng.integers(22, 36))
+    return img, numbers
+
+
+def _object(kind: str, rng: np.random.Generator) -> np.ndarray:
     if kind == "coin":
         r = int(rng.integers(20, 45))
         img = np.zeros((2 * r, 2 * r, 4), np.uint8)
@@ -170,19 +198,7 @@ def _distractor(kind: str, rng: np.random.Generator) -> np.ndarray:
             cx, cy = rng.integers(s // 5, s - s // 5, 2)
             cv2.circle(img, (int(cx), int(cy)), max(2, s // 10), (20, 20, 20, 255), -1, cv2.LINE_AA)
         return img
-    w, h = int(rng.integers(140, 260)), int(rng.integers(180, 320))
-    img = np.zeros((h, w, 4), np.uint8)
-    img[:] = (250, 250, 235, 255) if rng.random() < 0.5 else (150, 240, 250, 255)
-    ink = (int(rng.integers(0, 120)), 30, int(rng.integers(0, 160)), 255)
-    y = 20
-    font = int(
-        rng.choice([cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_PLAIN])
-    )
-    while y < h - 10:
-        text = " ".join(str(int(rng.integers(0, 120))) for _ in range(int(rng.integers(1, 4))))
-        cv2.putText(img, text, (8, y), font, rng.uniform(0.6, 1.2), ink, 2, cv2.LINE_AA)
-        y += int(rng.integers(22, 36))
-    return img
+    raise ValueError(f"unknown object {kind!r}")
 
 
 class _Occupancy:
@@ -296,8 +312,9 @@ def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | No
             plan.extend((c, m, g, False) for c, m in hand)
 
     # Objects that are not cards, under or beside the cards.
+    written: list[_Box] = []
     for _ in range(int(rng.integers(0, 4))):
-        obj = _distractor(str(rng.choice(["coin", "pen", "die", "pad"])), rng)
+        obj, numbers = _distractor(str(rng.choice(["coin", "pen", "die", "pad"])), rng)
         oh, ow = obj.shape[:2]
         m = _affine(rng.uniform(-0.1 * w, w), rng.uniform(-0.1 * h, h), rng.uniform(0, 360), min(w, h) / 768)
         if rng.random() < 0.6:
@@ -308,8 +325,11 @@ def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | No
             if not occ.free(box, 0):  # type: ignore[arg-type]
                 continue
         _paste(canvas, obj, cam @ m, shadow=rng.uniform(0, 1))
+        for x0, y0, x1, y1 in numbers:
+            q = _project(cam @ m, np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+            written.append((*q.min(0), *q.max(0)))  # type: ignore[arg-type]
 
-    cards_out, negatives = _lay_cards(canvas, cam, plan, design, rng)
+    cards_out, negatives = _lay_cards(canvas, cam, plan, design, rng, written)
     img = _photometric(canvas, rng)
     return Scene(img, cards_out, groups, negatives)
 
@@ -320,10 +340,12 @@ def _lay_cards(
     plan: list[tuple[Card, np.ndarray, int, bool]],
     design: Callable[[], Design],
     rng: np.random.Generator,
-) -> tuple[list[PlacedCard], list[tuple[float, float, float, float]]]:
+    written: Sequence[_Box] = (),
+) -> tuple[list[PlacedCard], list[_Box]]:
     """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
     ones before it; returns every card with its index box and whether enough of the index shows, and the
-    boxes a card's index must not be taken for (its upside-down corner, its centre figure)."""
+    boxes a card's index must not be taken for (its upside-down corner, its centre figure, and those of the
+    ``written`` numbers on the table that no card covers)."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []
@@ -362,6 +384,11 @@ def _lay_cards(
         for i, n in enumerate(negatives)
         if _mostly_owned(owner, n, i // 2) and n[2] > n[0] + 4 and n[3] > n[1] + 4
     ]
+    negatives += [
+        n
+        for n in written
+        if n[0] >= 0 and n[1] >= 0 and n[2] < w and n[3] < h and _mostly_owned(owner, n, -1, 0.98)
+    ]
     return cards_out, negatives
 
 
@@ -397,13 +424,13 @@ def make_vignette(seed: int) -> Scene:
     return Scene(img, cards, [[c for c, *_ in plan]], negatives)
 
 
-def _mostly_owned(owner: np.ndarray, box: tuple[float, float, float, float], idx: int) -> bool:
+def _mostly_owned(owner: np.ndarray, box: _Box, idx: int, share: float = 0.6) -> bool:
     x0, y0, x1, y1 = (round(v) for v in box)
     h, w = owner.shape
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
     if x1 <= x0 or y1 <= y0:
         return False
-    return float((owner[y0:y1, x0:x1] == idx).mean()) > 0.6
+    return float((owner[y0:y1, x0:x1] == idx).mean()) > share
 
 
 def _photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -23,7 +23,15 @@ from vision.render import (
     random_design,
     render_card,
 )
-from vision.scene import HELDOUT_TEXTURES, TRAIN_TEXTURES, VIGNETTE, make_scene, make_vignette, yolo_lines
+from vision.scene import (
+    HELDOUT_TEXTURES,
+    TRAIN_TEXTURES,
+    VIGNETTE,
+    _distractor,
+    make_scene,
+    make_vignette,
+    yolo_lines,
+)
 
 CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 W S")
 
@@ -203,3 +211,21 @@ def test_vignettes_label_their_cards_and_draw_training_designs_only(monkeypatch:
     cards = y[y != NONE_CLASS]
     assert len(cards) == 2 * visible  # two jittered views of each visible index
     assert set(cards) <= set(CLASS_OF.values()) and (y == NONE_CLASS).any()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_score_pad_numbers_are_boxed_as_what_an_index_is_not(seed: int) -> None:
+    """Numbers written on a score pad next to the cards were read as cards on unseen faces (most of the dev
+    scenes' false readings), so the scene marks each one for the classifier's "none" class: every box holds
+    ink and together they hold nearly all of it."""
+    img, boxes = _distractor("pad", np.random.default_rng(seed))
+    ink = img[..., :3].astype(int).sum(axis=-1) < 450  # paper sums to 640 or 735, ink to 310 at most
+    covered = np.zeros_like(ink)
+    assert boxes
+    for x0, y0, x1, y1 in boxes:
+        box = (slice(max(int(y0), 0), int(y1) + 1), slice(max(int(x0), 0), int(x1) + 1))
+        assert ink[box].any()
+        covered[box] = True
+    assert ink[~covered].sum() <= 0.02 * ink.sum()
+    for kind in ("coin", "pen", "die"):
+        assert _distractor(kind, np.random.default_rng(seed))[1] == []
