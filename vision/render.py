@@ -126,7 +126,8 @@ _TRAIN_FONT_PREFIXES = (
     # -bebas-neue, -sil-andika, -go, -manrope, -b612, -roboto-slab, -paratype, -jura, -sora, -tuffy, -mononoki,
     # -sil-charis, -linuxlibertine, -yanone-kaffeesatz, -averia-sans-gwf): rounded, geometric,
     # humanist, slab, monospaced and condensed display faces. Left out: narrow faces like the held-out Liberation
-    # Sans Narrow (PT Sans Narrow) and Times-like serifs next to the held-out Liberation Serif and FreeSerif.
+    # Sans Narrow (PT Sans Narrow), Times-like serifs next to the held-out Liberation Serif and FreeSerif, and
+    # Vollkorn, whose old-style 1 looks like a capital I.
     "Inter-Regular",
     "Inter-SemiBold.",
     "Inter-Black.",
