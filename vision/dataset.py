@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
-from vision.evaluate import truth_groups
+from vision.evaluate import iou, truth_groups
 from vision.render import Split
 from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
@@ -170,3 +170,66 @@ def write_dataset(
         + "names:\n  0: index\n"
     )
     return data
+
+
+# --- crops as the shipped detector boxes them ------------------------------------------------------------------
+# Scene crops are cut around the renderer's own index boxes with random jitter; at serve time the classifier reads
+# the detector's boxes instead (a "10" cut short at its "0", a box on a neighbour's edge, on a score pad). Crops of
+# fresh scenes boxed by a detector, each named after the true index it covers (or "none"), show the classifier
+# exactly what it will be asked to read, in the reader's own crop views.
+_DET_MODELS: dict[str, object] = {}
+
+
+def _detector_crops(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray]:
+    from vision.decode import decode
+    from vision.detector import CROP_VIEWS, Models
+
+    seed, models_dir = args
+    models = _DET_MODELS.get(models_dir)
+    if models is None:
+        cv2.setNumThreads(1)
+        models = _DET_MODELS[models_dir] = Models(Path(models_dir), threads=1)
+    assert isinstance(models, Models)
+    scene = make_scene(seed, Split.TRAIN)
+    _, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    image = decode(jpg.tobytes()).image  # as the reader sees a photo
+    truth = [pc for pc in scene.cards if pc.visible]
+    dets = models.detect(image)
+    pairs = sorted(
+        ((iou(d.box, t.box), i, j) for i, d in enumerate(dets) for j, t in enumerate(truth)), reverse=True
+    )
+    label = [NONE_CLASS] * len(dets)
+    used: set[int] = set()
+    matched: set[int] = set()
+    for v, i, j in pairs:
+        if v < 0.5:
+            break
+        if i not in matched and j not in used:
+            label[i] = CLASS_OF[truth[j].card]
+            matched.add(i)
+            used.add(j)
+    xs = [crop_index(image, d.box, shift=(dx, dy), zoom=z) for d in dets for dx, dy, z in CROP_VIEWS]
+    ys = [k for k in label for _ in CROP_VIEWS]
+    return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
+
+
+def detector_crops_path(root: Path, n: int) -> Path:
+    return root / f"crops_detector_{n}.npz"
+
+
+def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2) -> Path:
+    """Crops of ``n`` fresh training-pool scenes as the detector in ``models_dir`` boxes them, into
+    ``detector_crops_path(root, n)`` (seeds from ``seed``'s stream, apart from its train/val/held-out seeds)."""
+    base = seed * 1_000_000 + 300_000
+    jobs = [(s, str(models_dir)) for s in range(base, base + n)]
+    xs, ys = [], []
+    with ProcessPoolExecutor(max_workers=workers) as ex:
+        for i, (x, y) in enumerate(ex.map(_detector_crops, jobs, chunksize=8)):
+            xs.append(x)
+            ys.append(y)
+            if (i + 1) % 200 == 0 or i + 1 == n:
+                print(f"  detector crops: {i + 1}/{n} scenes", flush=True)
+    out = detector_crops_path(root, n)
+    root.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
+    return out

@@ -50,6 +50,9 @@ class TrainConfig:
     classifier_lr: float = 3e-3  # the one-cycle schedule's peak
     # Extra classifier crops from this many vignettes (a few cards, each its own design).
     vignettes: int = 6_000
+    # Extra classifier crops of this many fresh scenes as the detector in ``detector_models`` boxes them.
+    detector_crops: int = 0
+    detector_models: Path | None = None
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
     init_classifier: Path | None = None
@@ -442,7 +445,13 @@ def run(cfg: TrainConfig) -> dict:
     """Data (rendered if missing), classifier, detector, export; results copied into ``cfg.out``."""
     import torch
 
-    from vision.dataset import vignette_crops_path, write_dataset, write_vignette_crops
+    from vision.dataset import (
+        detector_crops_path,
+        vignette_crops_path,
+        write_dataset,
+        write_detector_crops,
+        write_vignette_crops,
+    )
 
     torch.set_num_threads(cfg.threads)
     init_classifier = None
@@ -481,6 +490,16 @@ def run(cfg: TrainConfig) -> dict:
                 write_vignette_crops(cfg.data, cfg.vignettes, seed=cfg.seed, workers=1 if cfg.smoke else 2)
             v = np.load(vig)
             xtr, ytr = np.concatenate([xtr, v["x"]]), np.concatenate([ytr, v["y"]])
+        if cfg.detector_crops:
+            dc = detector_crops_path(cfg.data, cfg.detector_crops)
+            if not dc.exists():
+                models_dir = cfg.detector_models or Path(__file__).resolve().parents[1] / "models"
+                _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
+                write_detector_crops(
+                    cfg.data, cfg.detector_crops, models_dir, seed=cfg.seed, workers=1 if cfg.smoke else 2
+                )
+            d = np.load(dc)
+            xtr, ytr = np.concatenate([xtr, d["x"]]), np.concatenate([ytr, d["y"]])
         if cfg.extra_data:
             ex, ey = _extra_crops(cfg.extra_data)
             xtr, ytr = np.concatenate([xtr, ex]), np.concatenate([ytr, ey])

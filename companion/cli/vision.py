@@ -67,6 +67,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=6_000,
         help="also train the classifier on crops of this many small photos of a few cards, each its own design",
     )
+    t.add_argument(
+        "--detector-crops",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also train the classifier on N fresh scenes as a detector boxes them (the reader's own crops)",
+    )
+    t.add_argument(
+        "--detector-models",
+        type=Path,
+        metavar="DIR",
+        help="folder with the card-index.onnx and index-classifier.onnx that box --detector-crops "
+        "(default: the shipped models)",
+    )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     t.add_argument("--stage", choices=("all", "classifier", "detector"), default="all")
@@ -167,6 +181,8 @@ def run_train(args: argparse.Namespace) -> int:
             classifier_epochs=1,
             classifier_width=args.classifier_width,
             vignettes=min(args.vignettes, 20),
+            detector_crops=min(args.detector_crops, 4),
+            detector_models=args.detector_models,
             seed=args.seed,
             threads=args.threads,
             smoke=True,
@@ -187,6 +203,8 @@ def run_train(args: argparse.Namespace) -> int:
             classifier_width=args.classifier_width,
             classifier_lr=args.classifier_lr,
             vignettes=args.vignettes,
+            detector_crops=args.detector_crops,
+            detector_models=args.detector_models,
             seed=args.seed,
             threads=args.threads,
             stage=args.stage,

@@ -156,3 +156,22 @@ def test_the_command_line_defaults_are_the_training_defaults() -> None:
         shared
     )
     assert {k: args[k] for k in shared} == {k: defaults[k] for k in shared}
+
+
+def test_detector_crops_are_named_after_the_index_they_box(tmp_path: Path) -> None:
+    # The classifier's extra training crops are cut where the shipped detector boxes a fresh scene, in the
+    # reader's own views, and named after the true index under the box: the shipped classifier, which reads
+    # these scenes' cards, must mostly agree with those names (a wrong matching would name crops at random).
+    from vision.crops import NONE_CLASS
+    from vision.dataset import detector_crops_path, write_detector_crops
+    from vision.detector import CROP_VIEWS, MODELS_DIR, Models
+
+    path = write_detector_crops(tmp_path, 3, MODELS_DIR, seed=5, workers=1)
+    assert path == detector_crops_path(tmp_path, 3)
+    d = np.load(path)
+    x, y = d["x"], d["y"]
+    assert x.shape[1:] == (CROP, CROP, 3) and len(x) == len(y) and len(y) % len(CROP_VIEWS) == 0
+    cards = y != NONE_CLASS
+    assert cards.sum() >= 3 * len(CROP_VIEWS)
+    read = Models(MODELS_DIR).classify_crops(x).argmax(axis=1)
+    assert (read[cards] == y[cards]).mean() >= 0.9
