@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from vision.crops import CLASS_CARDS, NONE_CLASS, crop_index, to_input  # noqa: E402
 from vision.decode import decode  # noqa: E402
 from vision.detector import MODELS_DIR, card_of, get_models  # noqa: E402
-from vision.evaluate import Tally, average_precision, iou, truth_groups  # noqa: E402
+from vision.evaluate import Tally, average_precision, match_boxes, truth_groups  # noqa: E402
 from vision.layout import group_boxes  # noqa: E402
 from vision.reader import read_image, read_photo  # noqa: E402
 from vision.render import Split  # noqa: E402
@@ -52,22 +52,6 @@ def _labels(path: Path, w: int, h: int) -> list[tuple[float, float, float, float
     return out
 
 
-def _match(
-    a: list[tuple[float, float, float, float]], b: list[tuple[float, float, float, float]]
-) -> dict[int, int]:
-    """Greedy one-to-one matching of boxes ``a`` to boxes ``b`` at IoU >= 0.3: index in a -> index in b."""
-    pairs = sorted(((iou(x, y), i, j) for i, x in enumerate(a) for j, y in enumerate(b)), reverse=True)
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for v, i, j in pairs:
-        if v < 0.3:
-            break
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
-    return out
-
-
 class Errors:
     """Where each lost card went, over many photos."""
 
@@ -80,8 +64,8 @@ class Errors:
         self, truth: list[tuple[str, tuple[float, float, float, float]]], dets, reading, exact: bool
     ) -> None:
         tboxes = [b for _, b in truth]
-        to_det = _match(tboxes, [d.box for d in dets])
-        to_read = _match(tboxes, [c.box for c in reading.cards])
+        to_det = match_boxes(tboxes, [d.box for d in dets], 0.3)
+        to_read = match_boxes(tboxes, [c.box for c in reading.cards], 0.3)
         kinds: set[str] = set()
         for i, (card, _) in enumerate(truth):
             if i in to_read:

@@ -14,6 +14,7 @@ set (``split="heldout"``) comes from the held-out pools and a different seed str
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -23,7 +24,9 @@ import cv2
 import numpy as np
 
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
-from vision.evaluate import iou, truth_groups
+from vision.decode import decode
+from vision.detector import CROP_VIEWS, Models
+from vision.evaluate import match_boxes, truth_groups
 from vision.render import Split
 from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
@@ -177,37 +180,24 @@ def write_dataset(
 # the detector's boxes instead (a "10" cut short at its "0", a box on a neighbour's edge, on a score pad). Crops of
 # fresh scenes boxed by a detector, each named after the true index it covers (or "none"), show the classifier
 # exactly what it will be asked to read, in the reader's own crop views.
-_DET_MODELS: dict[str, object] = {}
+
+
+@functools.cache
+def _boxing_models(models_dir: str) -> Models:
+    cv2.setNumThreads(1)  # one worker process per core
+    return Models(Path(models_dir), threads=1)
 
 
 def _detector_crops(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray]:
-    from vision.decode import decode
-    from vision.detector import CROP_VIEWS, Models
-
     seed, models_dir = args
-    models = _DET_MODELS.get(models_dir)
-    if models is None:
-        cv2.setNumThreads(1)
-        models = _DET_MODELS[models_dir] = Models(Path(models_dir), threads=1)
-    assert isinstance(models, Models)
     scene = make_scene(seed, Split.TRAIN)
     _, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     image = decode(jpg.tobytes()).image  # as the reader sees a photo
     truth = [pc for pc in scene.cards if pc.visible]
-    dets = models.detect(image)
-    pairs = sorted(
-        ((iou(d.box, t.box), i, j) for i, d in enumerate(dets) for j, t in enumerate(truth)), reverse=True
-    )
+    dets = _boxing_models(models_dir).detect(image)
     label = [NONE_CLASS] * len(dets)
-    used: set[int] = set()
-    matched: set[int] = set()
-    for v, i, j in pairs:
-        if v < 0.5:
-            break
-        if i not in matched and j not in used:
-            label[i] = CLASS_OF[truth[j].card]
-            matched.add(i)
-            used.add(j)
+    for i, j in match_boxes([d.box for d in dets], [t.box for t in truth], 0.5).items():
+        label[i] = CLASS_OF[truth[j].card]
     xs = [crop_index(image, d.box, shift=(dx, dy), zoom=z) for d in dets for dx, dy, z in CROP_VIEWS]
     ys = [k for k in label for _ in CROP_VIEWS]
     return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()

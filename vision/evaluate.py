@@ -38,6 +38,21 @@ def iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def match_boxes(a: Sequence[Box], b: Sequence[Box], min_iou: float) -> dict[int, int]:
+    """Greedy one-to-one matching of boxes ``a`` to boxes ``b``, best IoU first, at ``min_iou`` or more:
+    index in a -> index in b."""
+    pairs = sorted(((iou(x, y), i, j) for i, x in enumerate(a) for j, y in enumerate(b)), reverse=True)
+    out: dict[int, int] = {}
+    used: set[int] = set()
+    for v, i, j in pairs:
+        if v < min_iou:
+            break
+        if i not in out and j not in used:
+            out[i] = j
+            used.add(j)
+    return out
+
+
 def average_precision(preds: Sequence[Sequence[tuple[float, Box]]], truths: Sequence[Sequence[Box]]) -> float:
     """AP at IoU 0.5 (all-point interpolation) over photos: ``preds[i]`` = (score, box), ``truths[i]`` = boxes."""
     flat = [(s, i, b) for i, ps in enumerate(preds) for s, b in ps]

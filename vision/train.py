@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, crop_index, to_input
+from vision.detector import MODELS_DIR
 
 MODEL_YAML = Path(__file__).with_name("card-index.yaml")
 DETECTOR_NAME = "card-index"
@@ -493,7 +494,7 @@ def run(cfg: TrainConfig) -> dict:
         if cfg.detector_crops:
             dc = detector_crops_path(cfg.data, cfg.detector_crops)
             if not dc.exists():
-                models_dir = cfg.detector_models or Path(__file__).resolve().parents[1] / "models"
+                models_dir = cfg.detector_models or MODELS_DIR
                 _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
                 write_detector_crops(
                     cfg.data, cfg.detector_crops, models_dir, seed=cfg.seed, workers=1 if cfg.smoke else 2
