@@ -15,6 +15,7 @@ set (``split="heldout"``) comes from the held-out pools and a different seed str
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -25,7 +26,7 @@ import numpy as np
 
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
 from vision.decode import decode
-from vision.detector import CROP_VIEWS, Models
+from vision.detector import CROP_VIEWS, DETECTOR_FILE, Models
 from vision.evaluate import match_boxes, truth_groups
 from vision.render import Split
 from vision.scene import Scene, make_scene, make_vignette, yolo_lines
@@ -203,8 +204,11 @@ def _detector_crops(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray]:
     return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
 
 
-def detector_crops_path(root: Path, n: int) -> Path:
-    return root / f"crops_detector_{n}.npz"
+def detector_crops_path(root: Path, n: int, models_dir: Path, seed: int) -> Path:
+    """Where the crops of ``n`` scenes of ``seed``'s stream boxed by the detector in ``models_dir`` live: named by
+    the count, the seed and the detector file's digest, so another detector or seed never reuses them."""
+    digest = hashlib.sha256((models_dir / DETECTOR_FILE).read_bytes()).hexdigest()[:10]
+    return root / f"crops_detector_{n}_seed{seed}_{digest}.npz"
 
 
 def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2) -> Path:
@@ -219,7 +223,7 @@ def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0,
             ys.append(y)
             if (i + 1) % 200 == 0 or i + 1 == n:
                 print(f"  detector crops: {i + 1}/{n} scenes", flush=True)
-    out = detector_crops_path(root, n)
+    out = detector_crops_path(root, n, models_dir, seed)
     root.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
     return out

@@ -492,9 +492,9 @@ def run(cfg: TrainConfig) -> dict:
             v = np.load(vig)
             xtr, ytr = np.concatenate([xtr, v["x"]]), np.concatenate([ytr, v["y"]])
         if cfg.detector_crops:
-            dc = detector_crops_path(cfg.data, cfg.detector_crops)
+            models_dir = cfg.detector_models or MODELS_DIR
+            dc = detector_crops_path(cfg.data, cfg.detector_crops, models_dir, cfg.seed)
             if not dc.exists():
-                models_dir = cfg.detector_models or MODELS_DIR
                 _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
                 write_detector_crops(
                     cfg.data, cfg.detector_crops, models_dir, seed=cfg.seed, workers=1 if cfg.smoke else 2

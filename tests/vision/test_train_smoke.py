@@ -167,7 +167,7 @@ def test_detector_crops_are_named_after_the_index_they_box(tmp_path: Path) -> No
     from vision.detector import CROP_VIEWS, MODELS_DIR, Models
 
     path = write_detector_crops(tmp_path, 3, MODELS_DIR, seed=5, workers=1)
-    assert path == detector_crops_path(tmp_path, 3)
+    assert path == detector_crops_path(tmp_path, 3, MODELS_DIR, 5)
     d = np.load(path)
     x, y = d["x"], d["y"]
     assert x.shape[1:] == (CROP, CROP, 3) and len(x) == len(y) and len(y) % len(CROP_VIEWS) == 0
