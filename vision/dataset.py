@@ -213,7 +213,8 @@ def detector_crops_path(root: Path, n: int, models_dir: Path, seed: int) -> Path
 
 def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2) -> Path:
     """Crops of ``n`` fresh training-pool scenes as the detector in ``models_dir`` boxes them, into
-    ``detector_crops_path(root, n)`` (seeds from ``seed``'s stream, apart from its train/val/held-out seeds)."""
+    ``detector_crops_path(root, n, models_dir, seed)`` (seeds from ``seed``'s stream, apart from its
+    train/val/held-out seeds). ``Models`` loads the classifier too, so the folder needs both files."""
     base = seed * 1_000_000 + 300_000
     jobs = [(s, str(models_dir)) for s in range(base, base + n)]
     xs, ys = [], []
