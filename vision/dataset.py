@@ -32,10 +32,12 @@ from vision.render import Split
 from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
 
-def _one(args: tuple[int, str, str, bool]) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops = args
+def _one(
+    args: tuple[int, str, str, bool, float | None],
+) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
+    seed, split_name, out_dir, with_crops, hands = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
-    scene = make_scene(seed, split)
+    scene = make_scene(seed, split, hands=hands)
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
     lab_dir = Path(out_dir) / "labels"
@@ -121,15 +123,18 @@ def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2)
     return out
 
 
-def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int) -> None:
-    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev)."""
+def write_split(
+    root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int, hands: float | None = None
+) -> None:
+    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands`` as in
+    ``vision.scene.make_scene``."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
     # Train and val share the training pools but not seeds; held-out and dev have their own pools and seed streams.
     pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
-    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops) for s in seeds]
+    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops, hands) for s in seeds]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)
     truth: dict[str, list[list[str]]] = {}
@@ -152,21 +157,31 @@ def write_split(root: Path, split_name: str, seeds: range, *, with_crops: bool, 
 
 
 def write_dataset(
-    root: Path, *, train: int, val: int, heldout: int, seed: int = 0, workers: int = 2, crops: bool = True
+    root: Path,
+    *,
+    train: int,
+    val: int,
+    heldout: int,
+    seed: int = 0,
+    workers: int = 2,
+    crops: bool = True,
+    hands: float | None = None,
 ) -> Path:
-    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``."""
+    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands`` (as in
+    ``vision.scene.make_scene``) applies to the training pools' scenes; held-out scenes are always drawn as
+    they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
-    write_split(root, "train", range(base, base + train), with_crops=crops, workers=workers)
-    write_split(root, "val", range(base + 500_000, base + 500_000 + val), with_crops=crops, workers=workers)
-    if heldout:
-        write_split(
-            root,
-            "heldout",
-            range(base + 900_000, base + 900_000 + heldout),
-            with_crops=crops,
-            workers=workers,
-        )
+    starts = {
+        "train": (base, train, hands),
+        "val": (base + 500_000, val, hands),
+        "heldout": (base + 900_000, heldout, None),
+    }
+    for name, (first, count, rate) in starts.items():
+        if count or name != "heldout":
+            write_split(
+                root, name, range(first, first + count), with_crops=crops, workers=workers, hands=rate
+            )
     data = root / "data.yaml"
     data.write_text(
         f"path: {root.resolve()}\ntrain: images/train\nval: images/val\n"
@@ -189,9 +204,9 @@ def _boxing_models(models_dir: str) -> Models:
     return Models(Path(models_dir), threads=1)
 
 
-def _detector_crops(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray]:
-    seed, models_dir = args
-    scene = make_scene(seed, Split.TRAIN)
+def _detector_crops(args: tuple[int, str, float | None]) -> tuple[np.ndarray, np.ndarray]:
+    seed, models_dir, hands = args
+    scene = make_scene(seed, Split.TRAIN, hands=hands)
     _, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     image = decode(jpg.tobytes()).image  # as the reader sees a photo
     truth = [pc for pc in scene.cards if pc.visible]
@@ -204,19 +219,22 @@ def _detector_crops(args: tuple[int, str]) -> tuple[np.ndarray, np.ndarray]:
     return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
 
 
-def detector_crops_path(root: Path, n: int, models_dir: Path, seed: int) -> Path:
+def detector_crops_path(root: Path, n: int, models_dir: Path, seed: int, hands: float | None = None) -> Path:
     """Where the crops of ``n`` scenes of ``seed``'s stream boxed by the detector in ``models_dir`` live: named by
-    the count, the seed and the detector file's digest, so another detector or seed never reuses them."""
+    the count, the seed, the hand rate and the detector file's digest, so other scenes are never reused."""
     digest = hashlib.sha256((models_dir / DETECTOR_FILE).read_bytes()).hexdigest()[:10]
-    return root / f"crops_detector_{n}_seed{seed}_{digest}.npz"
+    rate = "" if hands is None else f"_hands{hands:g}"
+    return root / f"crops_detector_{n}_seed{seed}{rate}_{digest}.npz"
 
 
-def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2) -> Path:
+def write_detector_crops(
+    root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2, hands: float | None = None
+) -> Path:
     """Crops of ``n`` fresh training-pool scenes as the detector in ``models_dir`` boxes them, into
-    ``detector_crops_path(root, n, models_dir, seed)`` (seeds from ``seed``'s stream, apart from its
+    ``detector_crops_path(root, n, models_dir, seed, hands)`` (seeds from ``seed``'s stream, apart from its
     train/val/held-out seeds). ``Models`` loads the classifier too, so the folder needs both files."""
     base = seed * 1_000_000 + 300_000
-    jobs = [(s, str(models_dir)) for s in range(base, base + n)]
+    jobs = [(s, str(models_dir), hands) for s in range(base, base + n)]
     xs, ys = [], []
     with ProcessPoolExecutor(max_workers=workers) as ex:
         for i, (x, y) in enumerate(ex.map(_detector_crops, jobs, chunksize=8)):
@@ -224,7 +242,7 @@ def write_detector_crops(root: Path, n: int, models_dir: Path, *, seed: int = 0,
             ys.append(y)
             if (i + 1) % 200 == 0 or i + 1 == n:
                 print(f"  detector crops: {i + 1}/{n} scenes", flush=True)
-    out = detector_crops_path(root, n, models_dir, seed)
+    out = detector_crops_path(root, n, models_dir, seed, hands)
     root.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
     return out

@@ -223,8 +223,18 @@ def _card_box(m: np.ndarray) -> tuple[float, float, float, float]:
     return (*q.min(0), *q.max(0))  # type: ignore[return-value]
 
 
-def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | None = None) -> Scene:
-    """Render scene number ``seed`` of a split; the same seed always gives the same scene."""
+HAND_RATE = 0.12  # how often a scene tries to show a hand held in a fan, unless ``hands`` says otherwise
+
+
+def make_scene(
+    seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | None = None, *, hands: float | None = None
+) -> Scene:
+    """Render scene number ``seed`` of a split; the same seed always gives the same scene.
+
+    ``hands`` is the chance that the scene shows a hand held in a fan, placed wherever it fits (up to 20 tries);
+    ``None`` keeps the original draw (``HAND_RATE``, one try), so the data sets rendered without it stay
+    byte-identical. At one try, a hand fits on only about one scene in thirty.
+    """
     rng = np.random.default_rng([seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]])
     if size is None:
         size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
@@ -288,28 +298,30 @@ def make_scene(seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | No
                 break
 
     # A hand held in a fan now and then: cards turned about a common pivot below them.
-    if rng.random() < 0.12:
+    if rng.random() < (HAND_RATE if hands is None else hands):
         n = int(rng.integers(3, 8))
         step = rng.uniform(7, 13)
-        px, py = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.5 * h, 1.1 * h)
-        hand: list[tuple[Card, np.ndarray]] = []
-        for i in range(n):
-            a = (i - (n - 1) / 2) * step
-            # The card's bottom centre sits above the pivot; rotate the card about the pivot by ``a``.
-            rot = _affine(px, py, a, 1.0) @ _affine(-cw / 2, -ch * 1.05, 0, scale)
-            hand.append((SYMBOLS[int(rng.integers(len(SYMBOLS)))], rot))
-        boxes = [_card_box(m) for _, m in hand]
-        box = (
-            min(b[0] for b in boxes),
-            min(b[1] for b in boxes),
-            max(b[2] for b in boxes),
-            max(b[3] for b in boxes),
-        )
-        if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.05 * cw):
-            occ.add(box)
-            g = len(groups)
-            groups.append([c for c, _ in hand])
-            plan.extend((c, m, g, False) for c, m in hand)
+        for _try in range(1 if hands is None else 20):
+            px, py = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.5 * h, 1.1 * h)
+            hand: list[tuple[Card, np.ndarray]] = []
+            for i in range(n):
+                a = (i - (n - 1) / 2) * step
+                # The card's bottom centre sits above the pivot; rotate the card about the pivot by ``a``.
+                rot = _affine(px, py, a, 1.0) @ _affine(-cw / 2, -ch * 1.05, 0, scale)
+                hand.append((SYMBOLS[int(rng.integers(len(SYMBOLS)))], rot))
+            boxes = [_card_box(m) for _, m in hand]
+            box = (
+                min(b[0] for b in boxes),
+                min(b[1] for b in boxes),
+                max(b[2] for b in boxes),
+                max(b[3] for b in boxes),
+            )
+            if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.05 * cw):
+                occ.add(box)
+                g = len(groups)
+                groups.append([c for c, _ in hand])
+                plan.extend((c, m, g, False) for c, m in hand)
+                break
 
     # Objects that are not cards, under or beside the cards.
     written: list[_Box] = []

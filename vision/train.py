@@ -53,6 +53,7 @@ class TrainConfig:
     vignettes: int = 6_000
     # Extra classifier crops of this many fresh scenes as the detector in ``detector_models`` boxes them.
     detector_crops: int = 0
+    hands: float | None = None  # chance of a hand held in a fan in rendered scenes (None: the original draw)
     detector_models: Path | None = None
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
@@ -473,6 +474,7 @@ def run(cfg: TrainConfig) -> dict:
             heldout=cfg.heldout_images,
             seed=cfg.seed,
             workers=1 if cfg.smoke else 2,
+            hands=cfg.hands,
         )
     else:
         _log(f"using the data already rendered in {cfg.data}")
@@ -493,11 +495,16 @@ def run(cfg: TrainConfig) -> dict:
             xtr, ytr = np.concatenate([xtr, v["x"]]), np.concatenate([ytr, v["y"]])
         if cfg.detector_crops:
             models_dir = cfg.detector_models or MODELS_DIR
-            dc = detector_crops_path(cfg.data, cfg.detector_crops, models_dir, cfg.seed)
+            dc = detector_crops_path(cfg.data, cfg.detector_crops, models_dir, cfg.seed, cfg.hands)
             if not dc.exists():
                 _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
                 write_detector_crops(
-                    cfg.data, cfg.detector_crops, models_dir, seed=cfg.seed, workers=1 if cfg.smoke else 2
+                    cfg.data,
+                    cfg.detector_crops,
+                    models_dir,
+                    seed=cfg.seed,
+                    workers=1 if cfg.smoke else 2,
+                    hands=cfg.hands,
                 )
             d = np.load(dc)
             xtr, ytr = np.concatenate([xtr, d["x"]]), np.concatenate([ytr, d["y"]])

@@ -81,6 +81,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="folder with the card-index.onnx and index-classifier.onnx that box --detector-crops "
         "(default: the shipped models)",
     )
+    t.add_argument(
+        "--hands",
+        type=float,
+        default=None,
+        metavar="P",
+        help="chance that a rendered scene shows a hand held in a fan, placed wherever it fits "
+        "(default: the original draw, a hand on about one scene in thirty)",
+    )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")
     t.add_argument("--stage", choices=("all", "classifier", "detector"), default="all")
@@ -168,6 +176,8 @@ def run_train(args: argparse.Namespace) -> int:
         from vision.train import DETECTOR_NAME, TrainConfig, run
     except ImportError as exc:
         return _err(f"training needs the train extra: pip install 'phase10-companion[train]' ({exc.name})")
+    if args.hands is not None and not 0 <= args.hands <= 1:
+        return _err(f"--hands {args.hands:g}: a chance, from 0 to 1")
     if args.smoke:
         cfg = TrainConfig(
             out=args.out or Path("runs/smoke/models"),
@@ -183,6 +193,7 @@ def run_train(args: argparse.Namespace) -> int:
             vignettes=min(args.vignettes, 20),
             detector_crops=min(args.detector_crops, 4),
             detector_models=args.detector_models,
+            hands=args.hands,
             seed=args.seed,
             threads=args.threads,
             smoke=True,
@@ -205,6 +216,7 @@ def run_train(args: argparse.Namespace) -> int:
             vignettes=args.vignettes,
             detector_crops=args.detector_crops,
             detector_models=args.detector_models,
+            hands=args.hands,
             seed=args.seed,
             threads=args.threads,
             stage=args.stage,

@@ -52,6 +52,32 @@ def test_train_refuses_a_missing_extra_data_folder(
     assert "not a folder" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("rate", ["-0.1", "1.5", "nan"])
+def test_train_refuses_a_hand_rate_that_is_not_a_chance(
+    rate: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["train", "--smoke", "--hands", rate]) == 2
+    assert "a chance, from 0 to 1" in capsys.readouterr().err
+
+
+def test_detector_crops_of_hand_rich_scenes_are_kept_apart(tmp_path: Path) -> None:
+    from vision.dataset import detector_crops_path
+    from vision.detector import MODELS_DIR
+
+    plain = detector_crops_path(tmp_path, 10, MODELS_DIR, 3)
+    assert detector_crops_path(tmp_path, 10, MODELS_DIR, 3, None) == plain
+    assert (
+        len(
+            {
+                plain,
+                detector_crops_path(tmp_path, 10, MODELS_DIR, 3, 0.6),
+                detector_crops_path(tmp_path, 10, MODELS_DIR, 3, 0.5),
+            }
+        )
+        == 3
+    )
+
+
 @pytest.mark.slow
 def test_fine_tuning_with_confirmed_photos_completes(tmp_path: Path) -> None:
     from vision.scene import make_scene
