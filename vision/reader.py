@@ -24,7 +24,7 @@ import numpy as np
 from companion.rules.cards import Card
 from vision.crops import CLASS_CARDS, NONE_CLASS
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
-from vision.detector import card_of, get_models
+from vision.detector import Detection, Models, card_of, get_models
 from vision.layout import gap_boxes, group_boxes
 
 __all__ = [
@@ -77,7 +77,7 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
     t0 = time.perf_counter()
     dets = models.detect(image)
     boxes = [d.box for d in dets]
-    probs = models.classify(image, boxes)
+    probs = _read_grown(image, models, dets, models.classify(image, boxes))
     t1 = time.perf_counter()
     kept: list[_Kept] = []
     for det, p in zip(dets, probs, strict=True):
@@ -112,6 +112,40 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
     t2 = time.perf_counter()
     timings = {"inference": (t1 - t0 + gap_time) * 1000, "post": (t2 - t1 - gap_time) * 1000}
     return PhotoReading(tuple(cards), tuple(groups), round(w * scale), round(h * scale), timings)
+
+
+# The detector now and then boxes an index from its ink rather than from the card's corner: where a white card lies
+# on another white card with no shadow between them, the card's edge is faint. The classifier, which learnt that an
+# index sits a little in from a corner, calls such a crop "not a card". A box the detector is sure of is then read
+# again grown up and left by GROW of its side, to where the corner must be, and the reading is taken when the
+# classifier is at least GROW_MIN_PROB sure of a card there. Plain-deck photos read exactly: 282 -> 295 of 300;
+# dev scenes 541 -> 542 of 600, validation unchanged, no reading added where there is no card.
+GROW = 0.2
+GROW_MIN_SCORE = 0.5
+GROW_MIN_PROB = 0.7
+
+
+def _read_grown(image: np.ndarray, models: Models, dets: list[Detection], probs: np.ndarray) -> np.ndarray:
+    """``probs`` with the rows of sure boxes read as "not a card" replaced by their grown boxes' reading, where
+    the classifier is sure of a card there."""
+    redo = [
+        i
+        for i, d in enumerate(dets)
+        if d.score >= GROW_MIN_SCORE and card_of(probs[i], d.score)[0] == NONE_CLASS
+    ]
+    if not redo:
+        return probs
+    grown = []
+    for i in redo:
+        x1, y1, x2, y2 = dets[i].box
+        side = max(x2 - x1, y2 - y1)
+        grown.append((x1 - GROW * side, y1 - GROW * side, x2, y2))
+    out = probs.copy()
+    for i, row in zip(redo, models.classify(image, grown), strict=True):
+        k = int(row.argmax())
+        if k != NONE_CLASS and row[k] >= GROW_MIN_PROB:
+            out[i] = row
+    return out
 
 
 # A fan whose step is about twice its usual one somewhere has a card there whose index the detector missed
