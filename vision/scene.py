@@ -233,7 +233,7 @@ def make_scene(
 
     ``hands`` is the chance that the scene shows a hand held in a fan, placed wherever it fits (up to 20 tries);
     ``None`` keeps the original draw (``HAND_RATE``, one try), so the data sets rendered without it stay
-    byte-identical. At one try, a hand fits on only about one scene in thirty.
+    byte-identical. At one try, a hand fits on only 1–3 % of scenes.
     """
     rng = np.random.default_rng([seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]])
     if size is None:

@@ -87,7 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         default=None,
         metavar="P",
         help="chance that a rendered scene shows a hand held in a fan, placed wherever it fits "
-        "(default: the original draw, a hand on about one scene in thirty)",
+        "(default: the original draw, a hand on 1-3 % of scenes)",
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")

@@ -167,7 +167,7 @@ def test_labels_mark_visible_card_corners(seed: int) -> None:
 
 
 def test_hands_option_draws_hand_fans_and_leaves_the_original_scenes_alone() -> None:
-    # Hands held in a fan were drawn on about 1 training scene in 200 (the hand seldom fitted at its one place),
+    # Hands held in a fan were drawn on about 1 % of training scenes (the hand seldom fitted at its one place),
     # yet 17 of the 600 dev scenes show one and 11 of those were read wrong. ``hands`` draws them on purpose.
     # Without it a scene is the one it always was, so the data sets and figures of record stay reproducible:
     # these are the groups of the first training, held-out and dev scenes as they were rendered.
