@@ -6,12 +6,16 @@ another device, and in the ``Authorization: Bearer`` header of API clients. Only
 
 from __future__ import annotations
 
-from flask import Response, request
+from flask import Response, current_app, request, session
 
-from .models import Game
+from .models import Game, is_game_id
 
 COOKIE_PREFIX = "p10edit_"
 COOKIE_AGE = 60 * 60 * 24 * 365
+# Games this browser opened by their share link, newest first, for its home page; bounded so the session cookie
+# stays far below the 4 KB browsers keep.
+SEEN_KEY = "seen"
+SEEN_MAX = 40
 
 
 def cookie_name(game_id: str) -> str:
@@ -37,8 +41,27 @@ def remember(response: Response, game_id: str, token: str) -> None:
         max_age=COOKIE_AGE,
         httponly=True,
         samesite="Lax",
-        secure=request.is_secure,
+        secure=request.is_secure or bool(current_app.config.get("SESSION_COOKIE_SECURE")),
     )
+
+
+def held_game_ids() -> list[str]:
+    """The games this browser holds: an edit cookie for each game it may change, and the share links it opened."""
+    ids = [name[len(COOKIE_PREFIX) :] for name in request.cookies if name.startswith(COOKIE_PREFIX)]
+    seen = session.get(SEEN_KEY, [])
+    if isinstance(seen, list):
+        ids.extend(seen)
+    return list(dict.fromkeys(i for i in ids if is_game_id(i)))
+
+
+def remember_seen(game_id: str) -> None:
+    seen = session.get(SEEN_KEY, [])
+    if not isinstance(seen, list):
+        seen = []
+    if seen[:1] == [game_id]:
+        return  # unchanged: no new cookie on every refresh of a followed game
+    session[SEEN_KEY] = [game_id, *(g for g in seen if g != game_id)][:SEEN_MAX]
+    session.permanent = True
 
 
 def who(channel: str) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
+from flask.json.provider import DefaultJSONProvider
 from flask_wtf.csrf import CSRFError
 from sqlalchemy import event
 from werkzeug.exceptions import HTTPException
@@ -19,6 +20,37 @@ MIGRATIONS = ROOT / "migrations"
 
 class ConfigurationError(RuntimeError):
     """The app cannot start as configured; the message says what to set."""
+
+
+# A signing key shorter than this can be guessed offline from one signed cookie; tests may use short ones.
+MIN_SECRET_BYTES = 32
+
+# No inline script or style anywhere: page data travels in attributes or ``tojson`` blocks and every script is a
+# file under static/, so a value that slips past escaping still cannot run. ``blob:`` shows the photo being
+# checked before it is sent; ``data:`` is the empty favicon.
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' blob: data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'self'",
+    )
+)
+
+
+class _JSONProvider(DefaultJSONProvider):
+    """Flask's JSON, with a body nested past Python's recursion limit read as a bad body (400), not a crash."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        try:
+            return super().loads(s, **kwargs)
+        except RecursionError:
+            raise ValueError("the JSON is nested too deeply") from None
 
 
 def database_url(url: str) -> str:
@@ -36,6 +68,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         template_folder=str(ROOT / "templates"),
         static_folder=str(ROOT / "static"),
     )
+    app.json = _JSONProvider(app)
     config = dict(config or {})
     app.config.update(
         # A game left open on a phone all evening must still accept its next round.
@@ -104,6 +137,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         response.headers.setdefault("Referrer-Policy", "same-origin")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "SAMEORIGIN")
+        response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
 
     return app

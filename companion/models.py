@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import re
 import secrets
+import unicodedata
 from typing import Any
 
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
@@ -65,7 +66,8 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
 
     @staticmethod
     def key_for(name: str) -> str:
-        return name.casefold()
+        # NFC after folding too: casefold can turn a composed letter into a decomposed one.
+        return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
 class Game(db.Model):  # type: ignore[name-defined,misc]
@@ -131,10 +133,16 @@ class Round(db.Model):  # type: ignore[name-defined,misc]
     report: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[dt.datetime] = mapped_column(default=utcnow)
+    # The Idempotency-Key of the request (or the one-time token of the form) that saved this round, so that the
+    # same request sent again -- a retry on bad Wi-Fi, a form resubmitted after Back -- never saves it twice.
+    idempotency_key: Mapped[str | None] = mapped_column(String(64), default=None)
 
     game: Mapped[Game] = relationship(back_populates="rounds")
 
-    __table_args__ = (UniqueConstraint("game_id", "number", name="uq_rounds_game_number"),)
+    __table_args__ = (
+        UniqueConstraint("game_id", "number", name="uq_rounds_game_number"),
+        UniqueConstraint("game_id", "idempotency_key", name="uq_rounds_game_idempotency_key"),
+    )
 
 
 class AuditEntry(db.Model):  # type: ignore[name-defined,misc]

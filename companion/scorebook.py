@@ -13,6 +13,7 @@ import io
 import json
 import secrets
 import threading
+import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -79,10 +80,25 @@ class Conflict(ScorebookError):
     status = 409
 
 
+class AlreadySaved(Conflict):
+    """A round sent again with the idempotency key of a round this game already saved."""
+
+    def __init__(self, number: int, report: dict[str, Any]) -> None:
+        super().__init__(f"round {number} was already saved from this form or request", field="round")
+        self.number = number
+        self.report = report
+
+
 @dataclass(frozen=True)
 class Loaded:
+    """A game and its replayed state; ``version`` is the one the read or the write itself saw.
+
+    Reading ``game.version`` again after a commit would load whatever the newest write left there, so a write's
+    answer (its ETag) could carry another write's number."""
+
     game: Game
     state: GameState
+    version: int
 
 
 # --- reading -------------------------------------------------------------------------------------------------
@@ -125,6 +141,11 @@ def report_from(data: Any, rules: RuleSet) -> RoundReport:
     if not isinstance(data, Mapping):
         raise BadInput("a round report must be a JSON object")
     body = {key: data[key] for key in ("went_out", "players") if key in data}
+    # Names in a report are matched against the seats as stored, which are NFC (see clean_name).
+    if isinstance(body.get("went_out"), str):
+        body["went_out"] = clean_name(body["went_out"])
+    if isinstance(body.get("players"), Mapping) and all(isinstance(k, str) for k in body["players"]):
+        body["players"] = {clean_name(k): v for k, v in body["players"].items()}
     try:
         return RoundReport.from_dict(body, rules)
     except IllegalReportError as exc:
@@ -202,7 +223,7 @@ def load(game_id: str) -> Loaded:
     game = db.session.get(Game, game_id) if is_game_id(game_id) else None
     if game is None:
         raise GameNotFound()
-    return Loaded(game, replay_stored(game))
+    return Loaded(game, replay_stored(game), game.version)
 
 
 def current_version(game_id: str) -> int | None:
@@ -214,7 +235,7 @@ def current_version(game_id: str) -> int | None:
 # --- writing -------------------------------------------------------------------------------------------------
 
 
-def _lock(game_id: str) -> Game:
+def _lock(game_id: str) -> tuple[Game, int]:
     if not is_game_id(game_id):
         raise GameNotFound()
     bumped = db.session.execute(
@@ -227,7 +248,7 @@ def _lock(game_id: str) -> Game:
     db.session.expire_all()
     game = db.session.get(Game, game_id)
     assert game is not None
-    return game
+    return game, game.version
 
 
 def _refresh_summary(game: Game, state: GameState) -> None:
@@ -264,11 +285,17 @@ def _commit() -> None:
         raise Conflict("another device saved this game at the same moment; nothing was changed") from None
 
 
+def clean_name(name: str) -> str:
+    """A name as stored: NFC, so that "Zoë" typed as one letter or as e + a combining diaeresis is one player,
+    with runs of spaces made one."""
+    return " ".join(unicodedata.normalize("NFC", name).split())
+
+
 def clean_names(raw: Any) -> list[str]:
-    """Names as typed, with runs of spaces made one; the engine judges count, length and repeats."""
+    """Names as typed, cleaned by :func:`clean_name`; the engine judges count, length and repeats."""
     if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
         raise BadInput(f'"players" must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names', field="players")
-    names = [" ".join(n.split()) for n in raw]
+    names = [clean_name(n) for n in raw]
     if not all(n.isprintable() for n in names):
         raise BadInput("names may not contain control characters", field="players")
     return names
@@ -334,7 +361,7 @@ def create_game(
     except ScorebookError:
         db.session.rollback()
         raise
-    return Loaded(game, state), token
+    return Loaded(game, state, 1), token
 
 
 def _round_number(data: Mapping[str, Any], expected: int | None) -> int | None:
@@ -348,12 +375,53 @@ def _round_number(data: Mapping[str, Any], expected: int | None) -> int | None:
     return number
 
 
-def add_round(game_id: str, data: Any, who: str, *, require_number: bool = True) -> Loaded:
-    """Save the next round. A report for a round already saved, or out of order, is a :class:`Conflict`."""
+IDEMPOTENCY_KEY_MAX = 64
+
+
+def check_idempotency_key(key: Any) -> str | None:
+    """An ``Idempotency-Key`` (or a round form's one-time token) as stored; ``None`` when none was sent."""
+    if key is None or key == "":
+        return None
+    if (
+        not isinstance(key, str)
+        or len(key) > IDEMPOTENCY_KEY_MAX
+        or not key.isascii()
+        or not all(c.isalnum() or c in "-_.:" for c in key)
+    ):
+        raise BadInput(
+            f"an idempotency key is 1 to {IDEMPOTENCY_KEY_MAX} letters, digits or - _ . :",
+            field="idempotency_key",
+        )
+    return key
+
+
+def round_saved_with(game_id: str, key: str | None) -> int | None:
+    """The number of the round this game saved with idempotency key ``key``, if any."""
+    if not key or not is_game_id(game_id):
+        return None
+    return db.session.execute(
+        db.select(Round.number).where(Round.game_id == game_id, Round.idempotency_key == key)
+    ).scalar_one_or_none()
+
+
+def add_round(
+    game_id: str, data: Any, who: str, *, require_number: bool = True, idempotency_key: str | None = None
+) -> Loaded:
+    """Save the next round. A report for a round already saved, or out of order, is a :class:`Conflict`.
+
+    With ``idempotency_key``, a second request carrying the key of a round this game already saved changes
+    nothing and raises :class:`AlreadySaved` naming that round, whatever the second request holds."""
     if not isinstance(data, Mapping):
         raise BadInput("a round report must be a JSON object")
+    key = check_idempotency_key(idempotency_key)
     try:
-        game = _lock(game_id)
+        game, version = _lock(game_id)
+        if key is not None:
+            earlier = db.session.execute(
+                db.select(Round).where(Round.game_id == game_id, Round.idempotency_key == key)
+            ).scalar_one_or_none()
+            if earlier is not None:
+                raise AlreadySaved(earlier.number, earlier.report)
         state = replay_stored(game)
         number = state.round_number
         if state.status == "finished":
@@ -369,12 +437,12 @@ def add_round(game_id: str, data: Any, who: str, *, require_number: bool = True)
             state = play_round(state, report)
         except IllegalReportError as exc:
             raise BadInput(exc.reason, player=exc.player) from None
-        game.rounds.append(Round(number=number, report=report.to_dict()))
+        game.rounds.append(Round(number=number, report=report.to_dict(), idempotency_key=key))
         _save(game, state, "added", who, number, None, report.to_dict())
     except ScorebookError:
         db.session.rollback()
         raise
-    return Loaded(game, state)
+    return Loaded(game, state, version)
 
 
 def preview_round(loaded: Loaded, data: Any) -> tuple[RoundResult, GameState]:
@@ -428,7 +496,7 @@ def edit_round(game_id: str, number: int, data: Any, who: str) -> Loaded:
     if not isinstance(data, Mapping):
         raise BadInput("a round report must be a JSON object")
     try:
-        game = _lock(game_id)
+        game, version = _lock(game_id)
         stored = _find_round(game, number)
         _round_number(data, number)
         report = report_from(data, ruleset_of(game))
@@ -445,13 +513,13 @@ def edit_round(game_id: str, number: int, data: Any, who: str) -> Loaded:
     except ScorebookError:
         db.session.rollback()
         raise
-    return Loaded(game, state)
+    return Loaded(game, state, version)
 
 
 def delete_round(game_id: str, number: int, who: str) -> Loaded:
     """Remove a saved round; the rounds after it move up one number and are replayed."""
     try:
-        game = _lock(game_id)
+        game, version = _lock(game_id)
         stored = _find_round(game, number)
         reports = [r.report for r in game.rounds]
         before = reports.pop(number - 1)
@@ -474,7 +542,7 @@ def delete_round(game_id: str, number: int, who: str) -> Loaded:
     except ScorebookError:
         db.session.rollback()
         raise
-    return Loaded(game, state)
+    return Loaded(game, state, version)
 
 
 # --- showing -------------------------------------------------------------------------------------------------
@@ -482,7 +550,7 @@ def delete_round(game_id: str, number: int, who: str) -> Loaded:
 
 def state_dict(loaded: Loaded) -> dict[str, Any]:
     """The API's view of a game: the engine's own ``GameState.to_dict()`` with the game's id and version."""
-    body: dict[str, Any] = {"id": loaded.game.id, "version": loaded.game.version}
+    body: dict[str, Any] = {"id": loaded.game.id, "version": loaded.version}
     body.update(loaded.state.to_dict())
     body["rounds"] = [round_dict(r) for r in loaded.state.rounds]
     return body

@@ -2,6 +2,11 @@
 // server from the rules engine); this script only multiplies and adds so the total shows while tapping.
 (function () {
   "use strict";
+  // The form's one-time token must come back with the typed values when the browser restores them after Back;
+  // browsers restore a text control only when its value differs from the one in the page, so the token is
+  // copied into an empty one here -- unless that one already holds a restored token, which must be kept.
+  var kept = document.querySelector('input[name="once_kept"]');
+  if (kept && !kept.value) kept.value = kept.getAttribute("data-once") || "";
   function count(input) {
     var n = parseInt(input.value, 10);
     return isNaN(n) || n < 0 ? 0 : n;

@@ -24,10 +24,18 @@ def refused(exc: scorebook.ScorebookError) -> tuple[Response, int]:
     return jsonify(exc.to_dict()), exc.status
 
 
+class UnsupportedBody(scorebook.BadInput):
+    status = 415
+
+
 def _body() -> Any:
-    data = request.get_json(silent=True, force=True)
+    # Only a JSON content type: a form on another site can post text/plain across origins without asking, but
+    # never application/json, so this keeps foreign pages from writing here.
+    if not request.is_json:
+        raise UnsupportedBody("the body must be JSON, sent with Content-Type: application/json")
+    data = request.get_json(silent=True)
     if data is None:
-        raise scorebook.BadInput("the body must be JSON (Content-Type: application/json)")
+        raise scorebook.BadInput("the body is not valid JSON")
     return data
 
 
@@ -45,7 +53,7 @@ def _check_token(game_id: str) -> None:
 
 def _state(loaded: scorebook.Loaded, status: int = 200) -> tuple[Response, int]:
     response = jsonify(scorebook.state_dict(loaded))
-    response.set_etag(str(loaded.game.version))
+    response.set_etag(str(loaded.version))
     return response, status
 
 
@@ -87,13 +95,42 @@ def show_game(game_id: str) -> Any:
 @bp.post("/games/<game_id>/rounds")
 def add_round(game_id: str) -> tuple[Response, int]:
     _check_token(game_id)
-    loaded = scorebook.add_round(game_id, _body(), who("API"))
-    body = scorebook.round_dict(loaded.state.rounds[-1])
+    data = _body()
+    key = request.headers.get("Idempotency-Key")
+    try:
+        loaded = scorebook.add_round(game_id, data, who("API"), idempotency_key=key)
+    except scorebook.AlreadySaved as exc:
+        return _replayed(game_id, exc, data)
+    return _saved_round(loaded, loaded.state.rounds[-1]), 201
+
+
+def _replayed(game_id: str, exc: scorebook.AlreadySaved, data: Any) -> tuple[Response, int]:
+    """The answer to a retry: the round the key saved, as the first answer gave it; a key reused for another
+    round is refused, since the client would otherwise believe its new round was saved."""
+    loaded = scorebook.load(game_id)
+    saved = loaded.state.rounds[exc.number - 1]
+    try:
+        same = scorebook.report_from(data, scorebook.ruleset_of(loaded.game)).to_dict() == exc.report
+    except scorebook.BadInput:
+        same = False
+    if not same:
+        raise scorebook.Conflict(
+            f"this Idempotency-Key already saved round {exc.number} with other values; "
+            "send a new key for a new round",
+            field="idempotency_key",
+        )
+    response = _saved_round(loaded, saved)
+    response.headers["Idempotent-Replayed"] = "true"
+    return response, 201
+
+
+def _saved_round(loaded: scorebook.Loaded, result: Any) -> Response:
+    body = scorebook.round_dict(result)
     state = loaded.state
     # The saved round and where the game stands now; GET /api/games/<id> has the whole history.
     body["game"] = {
-        "id": game_id,
-        "version": loaded.game.version,
+        "id": loaded.game.id,
+        "version": loaded.version,
         "status": state.status,
         "round": state.round_number,
         "dealer": state.dealer,
@@ -101,7 +138,7 @@ def add_round(game_id: str) -> tuple[Response, int]:
         "tie_break_players": list(state.tie_break_players),
         "players": [p.to_dict() for p in state.players],
     }
-    return jsonify(body), 201
+    return jsonify(body)
 
 
 @bp.patch("/games/<game_id>/rounds/<int:number>")

@@ -57,7 +57,8 @@ def score_chart(names: Sequence[str], rounds: Sequence[RoundResult]) -> Markup:
         )
     parts.append("</svg>")
     legend = "".join(
-        f'<li><span class="swatch" style="background:{PALETTE[n % len(PALETTE)]}"></span>{escape(name)}</li>'
+        # A class per colour (app.css), not a style attribute: the pages' CSP allows no inline style.
+        f'<li><span class="swatch s{n % len(PALETTE)}"></span>{escape(name)}</li>'
         for n, name in enumerate(names)
     )
     return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>')

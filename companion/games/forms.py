@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, IntegerField, RadioField, SelectField, StringField
-from wtforms.validators import InputRequired, NumberRange, Optional
+from wtforms.validators import InputRequired, Length, NumberRange, Optional
 
 from companion.rules import RULESETS as REGISTRY
 from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
@@ -110,6 +111,16 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
     """A round for the players in it. Built per game with :func:`round_form`; fields are named by seat."""
 
     round = IntegerField(validators=[InputRequired()])
+    # A one-time token per form shown: the round it saves keeps it, so the same form sent again (Back, then Save)
+    # is recognised. round.js copies it into a text control too (``once_kept``), because browsers restore typed
+    # controls on Back but not hidden ones: that copy comes back exactly when the typed values do.
+    once = StringField(validators=[Optional(), Length(max=scorebook.IDEMPOTENCY_KEY_MAX)])
+    once_kept = StringField(validators=[Optional(), Length(max=scorebook.IDEMPOTENCY_KEY_MAX)])
+
+    def token(self) -> str | None:
+        """The token of the form as first shown: a restored copy wins over the fresh hidden one."""
+        return self.once_kept.data or self.once.data or None
+
     went_out = RadioField("Who went out?", validators=[InputRequired(message="choose who went out")])
 
     rules: RuleSet
@@ -214,7 +225,7 @@ def round_form(
                 validate_choice=True,
             )
     cls = type("GameRoundForm", (RoundForm,), attrs)
-    data: dict[str, Any] = {"round": number}
+    data: dict[str, Any] = {"round": number, "once": secrets.token_urlsafe(16)}
     if original is not None and formdata is None:
         data["went_out"] = original.get("went_out")
         for i, name in enumerate(names):

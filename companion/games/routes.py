@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+import re
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
@@ -10,9 +12,9 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from .. import scorebook
-from ..access import page_token, remember, who
+from ..access import held_game_ids, page_token, remember, remember_seen, who
 from ..extensions import db
-from ..models import Game, Player
+from ..models import Game, Player, is_game_id
 from . import bp
 from .chart import score_chart
 from .forms import NewGameForm, RoundForm, buckets, round_form
@@ -40,10 +42,47 @@ def _require_editor(game: Game) -> str:
     return token
 
 
-def share_url(game_id: str) -> str:
+def public_base() -> str:
+    """Where players reach this server, for links that leave the page (share link, edit link, QR code).
+
+    Never the request's Host header as it stands: a crafted Host would put another site's address into the links
+    a player copies and shares. ``PUBLIC_BASE_URL`` when set; behind proxies the app was told to trust, their
+    forwarded host; else the address the server itself listens on, or the Host when it is a bare IP address
+    (a phone on the table's Wi-Fi opens the server by its address; a name there could be an attacker's DNS)."""
     base = current_app.config.get("PUBLIC_BASE_URL")
-    path = url_for("games.table", game_id=game_id)
-    return base.rstrip("/") + path if base else url_for("games.table", game_id=game_id, _external=True)
+    if base:
+        return str(base).rstrip("/")
+    if current_app.config.get("PROXY_COUNT"):
+        return request.host_url.rstrip("/")
+    server = request.environ.get("SERVER_NAME", "")
+    port = request.environ.get("SERVER_PORT", "")
+    if server in ("", "0.0.0.0", "::") or not _is_ip(server.strip("[]")):
+        host = request.host
+        hostname = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+        if _is_ip(hostname.strip("[]")) or hostname == "localhost":
+            return f"{request.scheme}://{host}"
+        server = "127.0.0.1" if server in ("", "0.0.0.0", "::") else server
+    default = {"http": "80", "https": "443"}.get(request.scheme)
+    shown = f"[{server}]" if ":" in server else server
+    return f"{request.scheme}://{shown}" + ("" if port == default else f":{port}")
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def share_url(game_id: str) -> str:
+    return public_base() + url_for("games.table", game_id=game_id)
+
+
+def edit_url(game_id: str, token: str) -> str:
+    # The secret rides in the fragment, which browsers never send: it cannot reach a server log, a proxy's log or
+    # a Referer header. The access page hands it to the server in a POST.
+    return public_base() + url_for("games.access_page", game_id=game_id) + "#" + token
 
 
 def qr_svg(url: str) -> Markup:
@@ -61,12 +100,42 @@ def phase_text(number: int | None, rules: Any) -> str:
 
 @bp.get("/")
 def home() -> str:
-    games = db.session.execute(db.select(Game).order_by(Game.updated_at.desc()).limit(200)).scalars().all()
+    """The games this browser holds: those it created or was given the edit link of, and those it has opened by
+    their share link. Nobody else's games are listed: a share link is the only way into a game."""
+    ids = held_game_ids()
+    games = (
+        db.session.execute(db.select(Game).where(Game.id.in_(ids)).order_by(Game.updated_at.desc()))
+        .scalars()
+        .all()
+        if ids
+        else []
+    )
     playing = [g for g in games if g.status != "finished"]
     finished = [g for g in games if g.status == "finished"]
-    return render_template(
-        "games/home.html", playing=playing, finished=finished, stats=scorebook.player_stats()[:12]
-    )
+    names = {n.casefold() for g in games for n in g.player_names}
+    stats = [s for s in scorebook.player_stats() if s["name"].casefold() in names]
+    return render_template("games/home.html", playing=playing, finished=finished, stats=stats[:12])
+
+
+_GAME_PATH = re.compile(r"/games/([A-Za-z0-9_-]{1,16})(?:/access(?:/([A-Za-z0-9_-]+)|/?#([A-Za-z0-9_-]+)))?")
+
+
+@bp.post("/open")
+def open_game() -> Response:
+    """Open a game from a pasted share or edit link (or a bare game id)."""
+    form = ConfirmForm()
+    if not form.validate_on_submit():
+        abort(400, description="This form has expired. Reload the page and try again.")
+    text = (request.form.get("link") or "").strip()
+    match = _GAME_PATH.search(text)
+    game_id = match.group(1) if match else text
+    token = (match.group(2) or match.group(3)) if match else None
+    if not is_game_id(game_id) or scorebook.current_version(game_id) is None:
+        flash("No game was found for that link. Paste the whole link you were given.")
+        return redirect(url_for("games.home"))
+    if token:
+        return _grant(game_id, token)
+    return redirect(url_for("games.table", game_id=game_id))
 
 
 @bp.route("/games/new", methods=["GET", "POST"])
@@ -96,16 +165,9 @@ def new() -> Any:
 def table(game_id: str) -> str:
     loaded = _load(game_id)
     token = page_token(loaded.game)
+    remember_seen(game_id)
     url = share_url(game_id)
-    edit_link = None
-    if token is not None:
-        base = current_app.config.get("PUBLIC_BASE_URL")
-        path = url_for("games.access", game_id=game_id, token=token)
-        edit_link = (
-            (base.rstrip("/") + path)
-            if base
-            else url_for("games.access", game_id=game_id, token=token, _external=True)
-        )
+    edit_link = edit_url(game_id, token) if token is not None else None
     return render_template(
         "games/table.html",
         game=loaded.game,
@@ -118,9 +180,33 @@ def table(game_id: str) -> str:
     )
 
 
+@bp.get("/games/<game_id>/access")
+def access_page(game_id: str) -> str:
+    """Where an edit link lands: its script posts the secret from the link's fragment; without script, the player
+    pastes the link."""
+    loaded = _load(game_id)
+    return render_template("games/access.html", game=loaded.game, form=ConfirmForm())
+
+
+@bp.post("/games/<game_id>/access")
+def access(game_id: str) -> Response:
+    """The edit link's secret, posted: a device that sends it may change the game from then on."""
+    form = ConfirmForm()
+    if not form.validate_on_submit():
+        abort(400, description="This form has expired. Reload the page and try again.")
+    text = (request.form.get("token") or "").strip()
+    match = _GAME_PATH.search(text)
+    token = (match.group(2) or match.group(3)) if match else text.lstrip("#")
+    return _grant(game_id, token or "")
+
+
 @bp.get("/games/<game_id>/access/<token>")
-def access(game_id: str, token: str) -> Response:
-    """The edit link: a device that opens it may change the game from then on."""
+def access_by_path(game_id: str, token: str) -> Response:
+    """Edit links from before the secret moved into the fragment; they keep working. Access logs redact them."""
+    return _grant(game_id, token)
+
+
+def _grant(game_id: str, token: str) -> Response:
     loaded = _load(game_id)
     if not loaded.game.token_matches(token):
         abort(403, description="This edit link is not valid for this game. Ask for the link again.")
@@ -178,6 +264,10 @@ def enter_round(game_id: str) -> Any:
     loaded = _load(game_id)
     _require_editor(loaded.game)
     state = loaded.state
+    if request.method == "POST":
+        saved = scorebook.round_saved_with(game_id, request.form.get("once_kept") or request.form.get("once"))
+        if saved is not None:
+            return _already_saved(game_id, saved)
     if state.status == "finished":
         flash("The game is over: no more rounds to enter.")
         return redirect(url_for("games.table", game_id=game_id))
@@ -205,7 +295,9 @@ def enter_round(game_id: str) -> Any:
             return _round_page(loaded, form, number, False, status=400)
         return _round_page(loaded, form, number, False, outcome=outcome)
     try:
-        scorebook.add_round(game_id, report, who("page"))
+        scorebook.add_round(game_id, report, who("page"), idempotency_key=form.token())
+    except scorebook.AlreadySaved as exc:
+        return _already_saved(game_id, exc.number)
     except scorebook.Conflict as exc:
         if exc.field == "round":
             fresh_loaded = _load(game_id)
@@ -222,6 +314,11 @@ def enter_round(game_id: str) -> Any:
         return _round_page(loaded, form, number, False, status=400)
     flash(f"Round {number} saved.")
     return redirect(url_for("games.table", game_id=game_id))
+
+
+def _already_saved(game_id: str, number: int) -> Response:
+    flash(f"Round {number} was already saved from this form, so nothing was saved again. Here it is.")
+    return redirect(url_for("games.history", game_id=game_id, _anchor=f"round-{number}"))
 
 
 @bp.route("/games/<game_id>/rounds/<int:number>/edit", methods=["GET", "POST"])

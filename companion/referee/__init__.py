@@ -21,6 +21,8 @@ def _setup(state: BlueprintSetupState) -> None:
     app.config.setdefault("PHOTO_MAX_BYTES", 16 * 1024 * 1024)
     app.config.setdefault("PHOTO_MAX_PIXELS", 50_000_000)
     app.config.setdefault("TRAINING_MAX_PHOTOS", 2000)
+    # A game's photos come from one table, a few a round at most; past this one device could drown the rest.
+    app.config.setdefault("TRAINING_MAX_PER_GAME", 100)
     marks.connect(app)
 
 

@@ -44,7 +44,7 @@ def rules_from(value: Any) -> RuleSet:
     if isinstance(value, str) and value.strip().startswith("{"):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
             raise CheckError('"rules" is not valid JSON', field="rules") from None
     if isinstance(value, str):
         value = value.strip() or None

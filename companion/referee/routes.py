@@ -19,6 +19,7 @@ from companion.rules.referee import check_phase
 
 from .. import scorebook
 from ..access import page_token
+from ..extensions import db
 from . import bp, camera, marks, training
 from .checking import CheckError, cards_from, groups_from, judge_hit, judge_phase, phase_from
 from .uploads import form_field, photo_bytes
@@ -149,7 +150,7 @@ def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) 
             verdict=verdict,
             error=error or typed_error,
             camera=camera.status(),
-            state=json.dumps(state),
+            state=state,
         ),
         status,
     )
@@ -199,19 +200,44 @@ def keep_for_training() -> tuple[Response, int] | Response:
 
     try:
         data, _name = photo_bytes()  # type: ignore[misc]
+        game = _training_game(form_field("game"))
         if form_field("allow") not in ("1", "on", "true"):
             raise CheckError("the photo is kept only when you allow it", field="allow")
         try:
             width, height = int(form_field("width") or 0), int(form_field("height") or 0)
         except ValueError:
             raise CheckError("the photo's size is missing", field="width") from None
-        meta: dict[str, Any] = {"groups": _json_field("groups"), "phase": form_field("phase")}
-        name, count = training.keep(data, form_field("cards"), width, height, meta)
+        meta: dict[str, Any] = {
+            "groups": _json_field("groups"),
+            "phase": form_field("phase"),
+            "game": game.id,
+        }
+        name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
     except CheckError as exc:
         return jsonify(exc.to_dict()), exc.status
     return jsonify(
         kept=name, count=count, message=f"Thank you: the camera will learn from this photo ({count} kept)."
     ), 201
+
+
+def _training_game(game_id: str | None) -> Any:
+    """The game a training photo is kept for: only a device holding its edit secret may keep photos, so that
+    nobody can fill the training folder with mislabelled photos from the network."""
+    from ..access import bearer_token
+    from ..models import Game, is_game_id
+
+    if not game_id:
+        raise CheckError(
+            "photos are kept for training from a game's referee page only", field="game", status=403
+        )
+    game = db.session.get(Game, game_id) if is_game_id(game_id) else None
+    if game is None:
+        raise CheckError("there is no game with this id", field="game", status=404)
+    if page_token(game) is None and not game.token_matches(bearer_token()):
+        raise CheckError(
+            "only a device with this game's edit link can keep photos for training", field="game", status=403
+        )
+    return game
 
 
 def _json_field(name: str) -> Any:
@@ -220,7 +246,7 @@ def _json_field(name: str) -> Any:
         return None
     try:
         return json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         return None
 
 

@@ -33,9 +33,10 @@ def folder() -> Path:
     return Path(configured) if configured else Path(current_app.instance_path) / "training"
 
 
-def kept_count(root: Path) -> int:
+def kept_count(root: Path, game_id: str | None = None) -> int:
     images = root / "images"
-    return sum(1 for _ in images.glob("*.jpg")) if images.is_dir() else 0
+    pattern = f"{game_id}-*.jpg" if game_id else "*.jpg"
+    return sum(1 for _ in images.glob(pattern)) if images.is_dir() else 0
 
 
 def parse_confirmed(
@@ -46,7 +47,7 @@ def parse_confirmed(
         raise CheckError("the confirmed cards are missing", field="cards")
     try:
         items = json.loads(raw)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
         raise CheckError("the confirmed cards are not valid JSON", field="cards") from None
     if not isinstance(items, list) or not items:
         raise CheckError("confirm at least one card before keeping the photo", field="cards")
@@ -92,8 +93,12 @@ def keep(
     width: int,
     height: int,
     meta: dict[str, Any],
+    *,
+    game_id: str,
 ) -> tuple[str, int]:
-    """Store the photo with its labels; returns the example's name and how many photos are kept."""
+    """Store the photo with its labels; returns the example's name and how many photos are kept.
+
+    Files are named after the game, so that one game's share of the folder can be counted and capped."""
     max_pixels = int(current_app.config["PHOTO_MAX_PIXELS"])
     try:
         decoded = camera.decode_upright(data, max_pixels=max_pixels, long_side=KEEP_LONG_SIDE)
@@ -115,9 +120,15 @@ def keep(
             f"(phase10 train --extra-data {root}) and move them elsewhere first",
             status=507,
         )
+    per_game = int(current_app.config["TRAINING_MAX_PER_GAME"])
+    if kept_count(root, game_id) >= per_game:
+        raise CheckError(
+            f"this game has already kept {per_game} photos for training, the most one game may keep",
+            status=429,
+        )
     from vision.train import write_extra_example
 
-    name = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(4)
+    name = f"{game_id}-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(4)
     scaled = [(card, tuple(v / decoded.scale for v in box)) for card, box in confirmed]
     write_extra_example(root, name, decoded.image, scaled)  # type: ignore[arg-type]
     (root / "meta").mkdir(parents=True, exist_ok=True)

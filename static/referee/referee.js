@@ -511,7 +511,8 @@
   function updateKeep() {
     const section = $("ref-keep");
     const chips = photoChips();
-    section.hidden = !photo || !photo.width || !chips.length || deck() !== "standard";
+    // Only a device holding the game's edit link may keep photos (the server checks it too).
+    section.hidden = !photo || !photo.width || !chips.length || deck() !== "standard" || !(game && game.editor);
     const unplaced = chips.filter((c) => !c.box);
     const allow = $("ref-allow").checked;
     $("ref-keep-button").disabled = !allow || unplaced.length > 0;
@@ -527,6 +528,7 @@
     const fd = new FormData();
     fd.append("photo", photo.file);
     fd.append("allow", "1");
+    fd.append("game", game.id);
     fd.append("width", String(photo.width));
     fd.append("height", String(photo.height));
     fd.append("cards", JSON.stringify(chips.map((c) => ({card: c.card, box: c.box}))));

@@ -188,7 +188,10 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     photo.write_bytes(jpeg)
     with served(referee_app) as base:
         page = phone(browser)
-        page.goto(f"{base}/referee/?phase=2")
+        # Photos are kept for a game by a device holding its edit link (security review, finding 7).
+        game = referee_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+        page.goto(f"{base}/referee/?game={game['id']}&phase=2")
         page.set_input_files("#ref-pick", str(photo))
         page.wait_for_selector("#ref-status:has-text('6 cards found')")
         assert (

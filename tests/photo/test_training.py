@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from tests.web.conftest import ApiGame
 from vision.crops import CLASS_OF
 from vision.train import _read_extra
 
@@ -21,7 +22,18 @@ CONFIRMED = [
 ]
 
 
-def _keep(client, photo: bytes, *, width=1024, height=768, cards=CONFIRMED, allow="1", headers=None):
+def _editor(client):
+    """A game this client holds the edit secret of: photos are kept for a game, by its editors only."""
+    game = ApiGame(client, {"players": ["Ana", "Ben"]})
+    game.login()
+    return game.id
+
+
+def _keep(
+    client, photo: bytes, *, width=1024, height=768, cards=CONFIRMED, allow="1", headers=None, game=...
+):
+    if game is ...:
+        game = _editor(client)
     form = {
         "photo": (io.BytesIO(photo), "phase.jpg"),
         "width": str(width),
@@ -30,6 +42,8 @@ def _keep(client, photo: bytes, *, width=1024, height=768, cards=CONFIRMED, allo
         "groups": json.dumps([["R7", "W"], ["G12"]]),
         "phase": "2",
     }
+    if game is not None:
+        form["game"] = game
     if allow:
         form["allow"] = allow
     return client.post(
@@ -107,12 +121,41 @@ def test_the_training_folder_has_a_limit(app_factory):
     assert full.status_code == 507 and "--extra-data" in full.json["error"]
 
 
+def test_one_game_keeps_a_bounded_number_of_photos(app_factory, tmp_path):
+    """Security review, finding 7: one device could fill the training folder; each game has its own cap."""
+    client = app_factory(TRAINING_MAX_PER_GAME=2).test_client()
+    game = _editor(client)
+    assert [_keep(client, phase_photo("R7"), game=game).status_code for _ in range(2)] == [201, 201]
+    capped = _keep(client, phase_photo("R7"), game=game)
+    assert capped.status_code == 429 and "2 photos" in capped.json["error"]
+    assert _keep(client, phase_photo("R7")).status_code == 201  # another game still may
+    assert len(list((tmp_path / "training" / "images").glob("*.jpg"))) == 3
+
+
+@pytest.mark.parametrize("who", ["nobody", "stranger", "unknown game"])
+def test_only_a_games_editor_can_keep_training_photos(app, client, tmp_path, who):
+    """Security review, finding 7: anonymous photos labelled at will poisoned ``--extra-data``; keeping one now
+    needs the edit secret of a game (its cookie on the page, or its bearer token)."""
+    game = ApiGame(client, {"players": ["Ana", "Ben"]})
+    if who == "nobody":
+        answer = _keep(client, phase_photo("R7"), game=None)
+    elif who == "stranger":
+        answer = _keep(client, phase_photo("R7"), game=game.id)
+    else:
+        answer = _keep(client, phase_photo("R7"), game="nosuchgame00")
+    assert answer.status_code in (403, 404) and answer.json["field"] == "game"
+    assert not (tmp_path / "training" / "images").exists()
+    bearer = _keep(client, phase_photo("R7"), game=game.id, headers=game.auth)
+    assert bearer.status_code == 201
+
+
 def test_keeping_a_photo_needs_the_pages_csrf_token(app_factory):
     client = app_factory(WTF_CSRF_ENABLED=True).test_client()
-    refused = _keep(client, phase_photo("R7"))
+    game = _editor(client)
+    refused = _keep(client, phase_photo("R7"), game=game)
     assert refused.status_code == 400 and "expired" in refused.get_data(as_text=True)
     token = re.search(r'data-csrf="([^"]+)"', client.get("/referee/").get_data(as_text=True)).group(1)
-    assert _keep(client, phase_photo("R7"), headers={"X-CSRFToken": token}).status_code == 201
+    assert _keep(client, phase_photo("R7"), headers={"X-CSRFToken": token}, game=game).status_code == 201
 
 
 def _card(text):

@@ -232,15 +232,36 @@ def test_pages_refuse_writes_without_the_edit_secret(client, api_game, app):
 
 
 def test_edit_link_gives_another_device_the_secret(app, api_game):
+    """Security review, finding 5: the edit secret rides in the link's fragment, which browsers never send, so
+    no request line (and no access log) holds it; the access page posts it."""
     game = api_game(["Ana", "Ben"])
     game.login()
     table = game.client.get(f"/games/{game.id}").get_data(as_text=True)
-    link = re.search(r'value="(http[^"]+/access/[^"]+)"', table).group(1)
+    link = re.search(r'value="(http[^"]+/access#[^"]+)"', table).group(1)
+    path, secret = link.split("localhost", 1)[1].split("#")
+    assert secret == game.token and game.token not in path
     other = app.test_client()
     assert other.get(f"/games/{game.id}/round").status_code == 403
-    opened = other.get(link.split("localhost", 1)[1])
+    page = other.get(path)
+    assert page.status_code == 200 and "access.js" in page.get_data(as_text=True)
+    opened = other.post(path, data={"token": secret})
     assert opened.status_code == 302
     assert other.get(f"/games/{game.id}/round").status_code == 200
+
+
+def test_a_pasted_edit_link_and_an_old_style_link_both_open_the_game(app, api_game):
+    game = api_game(["Ana", "Ben"])
+    pasted = app.test_client()
+    answer = pasted.post(
+        f"/games/{game.id}/access", data={"token": f"http://x/games/{game.id}/access#{game.token}"}
+    )
+    assert answer.status_code == 302 and pasted.get(f"/games/{game.id}/round").status_code == 200
+    old = app.test_client()
+    assert old.get(f"/games/{game.id}/access/{game.token}").status_code == 302
+    assert old.get(f"/games/{game.id}/round").status_code == 200
+    wrong = app.test_client()
+    assert wrong.post(f"/games/{game.id}/access", data={"token": "not-the-secret"}).status_code == 403
+    assert wrong.get(f"/games/{game.id}/round").status_code == 403
 
 
 def test_history_edit_and_delete_with_audit(client, api_game):
