@@ -3,8 +3,11 @@
 Prints medians and 99th percentiles of ``check_phase`` on ungrouped lay-downs of 8-16 cards with 0-4 wilds over
 every phase of both phase lists, for lay-downs that are valid (built group by group, then shuffled) and for cards
 dealt at random from the deck (nearly always invalid, so the reason is built too); the brute-force oracle of the
-tests beside it as a ratio (on 8-10 cards: it tries every split of the cards, 2^n of them); and the advisor on
-11-card hands. Each input is timed as the best of 3 calls. Run: ``.venv/bin/python bench/bench_referee.py [--quick]``.
+tests beside it as a ratio (on 8-10 cards: it tries every split of the cards, 2^n of them); minimal lay-downs
+(exactly as many cards as the phase needs, a fixed seeded set of 2,000) through ``is_valid_phase`` and
+``check_phase`` beside a plain exhaustive validator written the way public ones are (every split of the cards into
+the phase's groups, a yes or no and nothing else); and the advisor on 11-card hands. Each input is timed as the best
+of 3 calls. Run: ``.venv/bin/python bench/bench_referee.py [--quick]``.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from itertools import combinations
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from companion.rules.advisor import advise
 from companion.rules.cards import Card, Color, Deck, Suit, playing_deck, standard_deck
-from companion.rules.phases import GroupKind, Phase
-from companion.rules.referee import check_phase
+from companion.rules.phases import GroupKind, Phase, Requirement
+from companion.rules.referee import check_phase, is_valid_phase
 from companion.rules.rulesets import RuleSet, get_ruleset
 from tests.rules.oracle import oracle_valid
 
@@ -93,22 +97,124 @@ def random_cards(rules: RuleSet, rng: random.Random, total: int, wilds: int) -> 
     return rng.sample(naturals, total - wilds) + [Card.wild(rules.deck)] * wilds
 
 
+def minimal_laydowns(rng: random.Random, count: int = 2000) -> list[tuple[Phase, list[Card]]]:
+    """Lay-downs of the standard game with exactly the cards the phase needs: a random phase 1-10, each card a
+    Wild with chance 0.15, else with chance 0.6 a number within 3 of a base number drawn per lay-down, else any
+    number; colours at random."""
+    rules = get_ruleset("standard")
+    colors = [Color.RED, Color.BLUE, Color.GREEN, Color.YELLOW]
+    out: list[tuple[Phase, list[Card]]] = []
+    for _ in range(count):
+        phase = rules.phase(rng.randint(1, 10))
+        base = rng.randint(1, 12)
+        cards: list[Card] = []
+        for _ in range(phase.min_cards):
+            if rng.random() < 0.15:
+                cards.append(Card.wild())
+                continue
+            if rng.random() < 0.6:
+                number = rng.randint(max(1, base - 3), min(12, base + 3))
+            else:
+                number = rng.randint(1, 12)
+            cards.append(Card.number_card(number, rng.choice(colors)))
+        out.append((phase, cards))
+    return out
+
+
+def _plain_group(req: Requirement, cards: Sequence[tuple[int | None, Color | None]]) -> bool:
+    if len(cards) < req.size:
+        return False
+    numbers = [n for n, _ in cards if n is not None]
+    if req.kind is GroupKind.SET:
+        return len(set(numbers)) <= 1
+    if req.kind is GroupKind.RUN:
+        if len(cards) > 12 or len(set(numbers)) != len(numbers):
+            return False
+        return not numbers or max(numbers) - min(numbers) < len(cards)
+    return len({c for n, c in cards if n is not None}) <= 1
+
+
+def plain_validator(cards: Sequence[Card], phase: Phase) -> bool:
+    """Yes or no, the way public validators decide it (standard rules): try every split of the cards into the
+    phase's groups, each group checked on its own, and stop at the first that works."""
+    if any(c.is_skip for c in cards) or not any(c.is_natural for c in cards):
+        return False
+    items = [(c.number, c.color) for c in cards]
+    reqs = phase.requirements
+
+    def split(pos: int, left: list[tuple[int | None, Color | None]]) -> bool:
+        req = reqs[pos]
+        if pos == len(reqs) - 1:
+            return _plain_group(req, left)
+        room = len(left) - sum(r.size for r in reqs[pos + 1 :])
+        for k in range(req.size, room + 1):
+            for chosen in combinations(range(len(left)), k):
+                group = [left[i] for i in chosen]
+                if _plain_group(req, group):
+                    rest = [c for i, c in enumerate(left) if i not in chosen]
+                    if split(pos + 1, rest):
+                        return True
+        return False
+
+    return split(0, items)
+
+
 def timed(fn: Callable[[], object], repeat: int = 3) -> float:
     """Seconds per call: the best of ``repeat`` single calls, so that a pause of the machine (another process, a
     garbage collection) is not counted as the referee's time."""
-    best = float("inf")
+    best = 1 << 62
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.perf_counter_ns()
         fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+        best = min(best, time.perf_counter_ns() - t)
+    return best / 1e9
+
+
+def p99(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
 
 
 def summary(label: str, seconds: Sequence[float]) -> None:
     ms = sorted(s * 1000 for s in seconds)
-    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
     print(
-        f"{label:<58} n={len(ms):<6} median {statistics.median(ms):.3f} ms  p99 {p99:.3f} ms  max {ms[-1]:.3f} ms"
+        f"{label:<58} n={len(ms):<6} median {statistics.median(ms):.3f} ms  p99 {p99(ms):.3f} ms  max {ms[-1]:.3f} ms"
+    )
+
+
+def summary_us(label: str, seconds: Sequence[float]) -> None:
+    us = sorted(s * 1e6 for s in seconds)
+    print(
+        f"{label:<58} n={len(us):<6} median {statistics.median(us):.1f} µs  p99 {p99(us):.1f} µs  max {us[-1]:.1f} µs"
+    )
+
+
+def minimal_section() -> None:
+    rules = get_ruleset("standard")
+    cases = minimal_laydowns(random.Random(34))
+    plain: list[float] = []
+    valid: list[float] = []
+    checked: list[float] = []
+    disagree = 0
+    for phase, cards in cases:
+        plain.append(timed(lambda c=cards, p=phase: plain_validator(c, p)))
+        valid.append(timed(lambda c=cards, p=phase, r=rules: is_valid_phase(c, p, r)))
+        checked.append(timed(lambda c=cards, p=phase, r=rules: check_phase(c, p, r)))
+        answer = plain_validator(cards, phase)
+        disagree += (
+            answer != is_valid_phase(cards, phase, rules) or answer != check_phase(cards, phase, rules).valid
+        )
+    count = sum(plain_validator(c, p) for p, c in cases)
+    print(
+        f"minimal lay-downs, standard phases 1-10, exactly the cards each needs ({count}/{len(cases)} valid,"
+        f" {disagree} verdicts differ from the plain validator):"
+    )
+    summary_us("  plain exhaustive validator (yes or no)", plain)
+    summary_us("  is_valid_phase", valid)
+    summary_us("  check_phase (arrangement and reason)", checked)
+    print(
+        f"  validator / is_valid_phase: {statistics.median(plain) / statistics.median(valid):.1f}x"
+        f" (ratio of medians); validator / check_phase: {statistics.median(plain) / statistics.median(checked):.1f}x"
     )
 
 
@@ -165,6 +271,8 @@ def main() -> None:
                 hand = rng.sample(deck, 11)
                 advice.append(timed(lambda h=hand, p=phase, r=rules: advise(h, p, r)))
     summary("advisor, 11 cards dealt at random, all 20 phases", advice)
+
+    minimal_section()
 
 
 if __name__ == "__main__":

@@ -31,10 +31,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from .cards import Card, Color, Deck, Suit
-from .phases import GroupKind, Phase, Requirement
+from .fastphase import decide
+from .phases import PHASE_LISTS, GroupKind, Phase, Requirement
 from .rulesets import RuleSet, get_ruleset
 
 __all__ = [
@@ -64,6 +65,9 @@ _NO_CORNER = {
 }
 
 SET, RUN, COLOR, SUIT = GroupKind.SET, GroupKind.RUN, GroupKind.COLOR, GroupKind.SUIT
+
+# Rule sets are frozen, so the default one is built once rather than on every check.
+_STANDARD = get_ruleset()
 
 
 class IllegalPlayError(ValueError):
@@ -273,7 +277,7 @@ def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | No
     >>> make_group("color", parse_cards("G2 W G9")).color
     <Color.GREEN: 'G'>
     """
-    rules = rules or get_ruleset()
+    rules = rules or _STANDARD
     if isinstance(kind, str):
         try:
             kind = GroupKind(kind.lower())
@@ -318,9 +322,9 @@ def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | No
 def _make_run(cards: tuple[Card, ...], rules: RuleSet) -> LaidGroup:
     top = rules.deck.max_rank
     deck = rules.deck
-    text = _cards_text(cards)
+    # The text of the cards is only needed for a refusal, so it is not built for a good run.
     if len(cards) > top:
-        raise InvalidGroupError(f"a run can hold at most {top} cards; {text} has {len(cards)}")
+        raise InvalidGroupError(f"a run can hold at most {top} cards; {_cards_text(cards)} has {len(cards)}")
     numbered = [(i, c.number) for i, c in enumerate(cards) if c.number is not None]
     if not numbered:
         return LaidGroup(RUN, cards, tuple(None for _ in cards))
@@ -332,16 +336,17 @@ def _make_run(cards: tuple[Card, ...], rules: RuleSet) -> LaidGroup:
             if (expected - cv) % top:
                 shown = rank_text((expected - 1) % top + 1, deck)
                 raise InvalidGroupError(
-                    f"the run {text} is not consecutive: the {rank_text(cv, deck)} stands where a {shown} belongs"
+                    f"the run {_cards_text(cards)} is not consecutive:"
+                    f" the {rank_text(cv, deck)} stands where a {shown} belongs"
                 )
         elif cv != expected:
-            raise InvalidGroupError(_run_order_reason(text, (pi, pv), (ci, cv), deck))
+            raise InvalidGroupError(_run_order_reason(_cards_text(cards), (pi, pv), (ci, cv), deck))
     if rules.wrap_runs:
         return LaidGroup(RUN, cards, tuple((start + i - 1) % top + 1 for i in range(len(cards))))
     bad = [start + i for i in range(len(cards)) if not 1 <= start + i <= top]
     if bad:
         raise InvalidGroupError(
-            f"the run {text} would need {'a wild' if len(bad) == 1 else 'wilds'} to stand for"
+            f"the run {_cards_text(cards)} would need {'a wild' if len(bad) == 1 else 'wilds'} to stand for"
             f" {_join([str(b) for b in bad])}; runs go from 1 to {top} and do not wrap around"
         )
     return LaidGroup(RUN, cards, tuple(start + i for i in range(len(cards))))
@@ -379,6 +384,10 @@ def resolve_phase(phase: Phase | int, rules: RuleSet) -> Phase:
         return phase
     if isinstance(phase, bool) or not isinstance(phase, int):
         raise ValueError("a phase is a Phase or a phase number")
+    if phase <= rules.last_phase:
+        found = PHASE_LISTS[rules.phase_list].get(phase)
+        if found is not None:
+            return found
     return rules.phase(phase)
 
 
@@ -411,8 +420,13 @@ def check_phase(
     ...
     ValueError: there is no phase 11 in this game (phases 1 to 10)
     """
-    rules = rules or get_ruleset()
+    rules = rules or _STANDARD
     target = resolve_phase(phase, rules)
+    known = decide(cards, target, rules)
+    if known is not None:
+        # Plain cards of the right deck and no Skip: the counts said whether; the search is only run to lay
+        # out a valid lay-down, and the reason is worded without it.
+        return _check_ungrouped(cast(Sequence[Card], cards), target, rules, known)
     items: list[object] = list(cards)
     flat = [c for c in items if isinstance(c, Card)]
     if items and len(flat) == len(items):
@@ -432,13 +446,21 @@ def check_phase(
 def is_valid_phase(
     cards: Sequence[Card] | Sequence[Sequence[Card]], phase: Phase | int, rules: RuleSet | None = None
 ) -> bool:
-    """``check_phase(...).valid``.
+    """``check_phase(...).valid``, without laying the cards out or wording a reason: for plain cards of the
+    phase lists' shapes it is decided on counts of numbers, colours or suits and wilds (:mod:`.fastphase`).
 
-    >>> from companion.rules.cards import parse_cards
+    >>> from companion.rules.cards import parse_cards, parse_groups
     >>> is_valid_phase(parse_cards("R5 B6 W G8"), Phase(0, (Requirement(GroupKind.RUN, 4),), "one run of 4"))
     True
+    >>> is_valid_phase(parse_groups("R5 B5 W | G8 Y8 W"), 1), is_valid_phase(parse_cards("R5 B5 W G8 Y8 G9"), 1)
+    (True, False)
     """
-    return check_phase(cards, phase, rules).valid
+    rules = rules or _STANDARD
+    target = resolve_phase(phase, rules)
+    known = decide(cards, target, rules)
+    if known is None:
+        return check_phase(cards, target, rules).valid
+    return known
 
 
 def _invalid(reason: str, phase: Phase) -> Verdict:
@@ -651,10 +673,15 @@ def _run_picks(cards: list[Card], later: list[GroupKind]) -> Iterator[tuple[list
         yield taken, left
 
 
-def _check_ungrouped(cards: list[Card], phase: Phase, rules: RuleSet) -> Verdict:
-    require_deck(cards, rules.deck)
-    if any(c.is_skip for c in cards):
-        return _invalid(SKIP_REASON, phase)
+def _check_ungrouped(
+    cards: Sequence[Card], phase: Phase, rules: RuleSet, known: bool | None = None
+) -> Verdict:
+    """``known``: what :func:`.fastphase.decide` answered for these cards (it has then seen every card is of
+    the deck and none a Skip), ``None`` when it was not asked."""
+    if known is None:
+        require_deck(cards, rules.deck)
+        if any(c.is_skip for c in cards):
+            return _invalid(SKIP_REASON, phase)
     naturals = [c for c in cards if c.is_natural]
     wilds = len(cards) - len(naturals)
     if not cards:
@@ -667,7 +694,7 @@ def _check_ungrouped(cards: list[Card], phase: Phase, rules: RuleSet) -> Verdict
             f" these are {len(cards)}",
             phase,
         )
-    chosen = _solve(naturals, wilds, phase, rules)
+    chosen = None if known is False else _solve(naturals, wilds, phase, rules)
     if chosen is None:
         return _invalid(_explain(naturals, wilds, phase, rules), phase)
     return Verdict(True, None, _arrange(chosen, wilds, phase, rules), phase)

@@ -369,6 +369,51 @@ def test_is_valid_phase_is_the_boolean_wrapper():
     assert not is_valid_phase(parse_cards("R5 B5 G5 R8 B8 G9"), 1)
 
 
+@pytest.mark.parametrize(
+    ("text", "phase", "rules", "valid"),
+    [
+        ("5H 6H 7H JK JK JK JK JK", 9, PLAYING, True),  # all one suit: the other suit group is all jokers
+        ("5H 6H 7H 8S JK JK JK JK", 9, PLAYING, True),
+        ("5H 6H 7H JK JK JK JK JK", 9, get_ruleset("playing-cards", natural_per_group=True), False),
+        ("R5 W W W W W W", 2, STANDARD, True),  # the set or the run is all wilds
+        ("R5 W W W W W W", 2, STRICT, False),
+        ("R5 B5 W W W W W", 2, STRICT, True),
+        ("R5 B5 G5 R6 B6 W W", 2, STANDARD, False),  # two numbers with copies to spare, one set
+        ("R5 B5 G5 R6 R7 W W W", 3, STANDARD, True),  # the run takes one of the 5s
+        ("R11 R12 R1 R2 W W W", 4, STANDARD, False),
+        ("R11 R12 R1 R2 W W W", 4, WRAP, True),
+        ("R5 R5 R5 W R1 R12 W", 2, WRAP, True),
+        ("R5 B5 G5 W W W", 1, STRICT, True),  # one number shared by both sets
+        ("R5 W W W W W", 1, STRICT, False),
+        ("R5 B5 G5 Y5 R5 B9", 9, STANDARD, False),
+        ("R5 B5 G5 Y5 R9 B9 W", 9, STANDARD, True),
+    ],
+)
+def test_001_is_valid_phase_answers_as_check_phase_where_it_counts_instead_of_searching(
+    text, phase, rules, valid
+):
+    # 001: "every card put down must be part of a group of the phase", decided on counts as by the search.
+    cards = parse_cards(text, rules.deck)
+    assert check_phase(cards, phase, rules).valid is valid
+    assert is_valid_phase(cards, phase, rules) is valid
+    assert is_valid_phase(list(cards), rules.phase(phase), rules) is valid
+
+
+def test_is_valid_phase_takes_groups_skips_and_other_decks_as_check_phase_does():
+    assert is_valid_phase(parse_groups("R7 B7 G7 | G3 Y4 R5 B6"), 2)
+    assert not is_valid_phase(parse_cards("R5 B5 G5 S R8 B8 G8"), 1)
+    assert is_valid_phase(iter(parse_cards("R5 B5 G5 R8 B8 G8")), 1)  # type: ignore[arg-type]
+    assert not is_valid_phase([], 1)
+    with pytest.raises(WrongDeckError):
+        is_valid_phase([Card.wild(Deck.PLAYING)], 1, STANDARD)
+    with pytest.raises(WrongDeckError):
+        is_valid_phase(parse_cards("S R1 R1"), 1, PLAYING)
+    with pytest.raises(TypeError):
+        is_valid_phase([Card.parse("R1"), [Card.parse("R1")]], 1)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match="no phase 11"):
+        is_valid_phase(parse_cards("R5 B5 G5"), 11)
+
+
 def test_bad_input_raises_value_errors():
     with pytest.raises(ValueError, match="no phase 11"):
         check("R5 B5 G5", 11)

@@ -8,11 +8,13 @@ from collections import Counter
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from companion.rules import referee
 from companion.rules.advisor import advise
 from companion.rules.cards import Card, Color, Deck, Suit
+from companion.rules.fastphase import decide
 from companion.rules.hits import check_hit
-from companion.rules.phases import GroupKind
-from companion.rules.referee import InvalidGroupError, check_phase, make_group
+from companion.rules.phases import GroupKind, Phase, Requirement
+from companion.rules.referee import InvalidGroupError, check_phase, is_valid_phase, make_group
 from companion.rules.rulesets import RuleSet, get_ruleset
 from tests.rules.oracle import oracle_missing, oracle_valid
 
@@ -94,6 +96,46 @@ def test_referee_agrees_with_brute_force_on_the_standard_phases(case):
 @given(laydowns("playing-cards"))
 def test_referee_agrees_with_brute_force_on_the_playing_card_phases(case):
     _agrees_with_oracle(*case)
+
+
+# Shapes beside the phase lists': the counted decision covers some and leaves the others to the search.
+ODD_PHASES = [
+    Phase(0, (Requirement(GroupKind.RUN, 4),), "one run of 4"),
+    Phase(0, (Requirement(GroupKind.SET, 3),), "one set of 3"),
+    Phase(0, (Requirement(GroupKind.RUN, 3), Requirement(GroupKind.SET, 2)), "one run of 3 and one set of 2"),
+    Phase(0, (Requirement(GroupKind.COLOR, 3), Requirement(GroupKind.COLOR, 2)), "two colour groups"),
+    Phase(
+        0,
+        (Requirement(GroupKind.SET, 2), Requirement(GroupKind.RUN, 2), Requirement(GroupKind.SET, 1)),
+        "a set of 2, a run of 2 and a set of 1",
+    ),
+]
+
+
+@st.composite
+def counted_cases(draw: st.DrawFn) -> tuple[RuleSet, Phase, list[Card]]:
+    deck = draw(st.sampled_from(["standard", "masters", "playing-cards"]))
+    rules = get_ruleset(deck, wrap_runs=draw(st.booleans()), natural_per_group=draw(st.booleans()))
+    phase = draw(st.sampled_from([*rules.phases.values(), *ODD_PHASES]))
+    need = phase.min_cards
+    return rules, phase, draw(hands(rules, max(0, need - 1), min(11, need + 3)))
+
+
+@quick(600)
+@given(counted_cases())
+def test_001_a_phase_is_valid_when_its_cards_make_every_group_it_asks_for_counted_as_searched(case):
+    # 001: every card put down belongs to a group of the phase. The decision on counts (fastphase) and the
+    # search over splits (the referee without it) must answer alike, and both as brute force does.
+    rules, phase, cards = case
+    counted = decide(cards, phase, rules)
+    searched = referee._check_ungrouped(cards, phase, rules).valid
+    event("search only" if counted is None else f"counted {'valid' if counted else 'invalid'}")
+    if counted is not None:
+        assert counted == searched, (str(phase), [str(c) for c in cards])
+        assert not any(c.is_skip for c in cards)
+    assert is_valid_phase(cards, phase, rules) == searched == check_phase(cards, phase, rules).valid
+    if len(cards) <= 10:
+        assert searched == oracle_valid(cards, phase, rules), (str(phase), [str(c) for c in cards])
 
 
 @st.composite
