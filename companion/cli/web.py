@@ -1,14 +1,21 @@
 """``phase10 serve``: migrate the database and serve the score keeper on the table's network.
 
-Flask, SQLAlchemy and segno are imported inside the handler so that ``phase10 --help`` stays fast.
+It serves with waitress, a production WSGI server, rather than Werkzeug's development server, which gives a
+client unlimited time and a thread of its own. Flask, SQLAlchemy, waitress and segno are imported inside the
+handler so that ``phase10 --help`` stays fast.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
+import logging
+import os
 import secrets
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 
 
@@ -51,14 +58,11 @@ def instance_secret(instance: Path) -> str:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    import os
-
     if not 0 < args.port < 65536:
         print(f"phase10 serve: --port must be from 1 to 65535, not {args.port}", file=sys.stderr)
         return 2
 
     from flask_migrate import upgrade
-    from werkzeug.serving import make_server
 
     from companion.app import ConfigurationError, create_app
 
@@ -86,17 +90,23 @@ def run_serve(args: argparse.Namespace) -> int:
 
     try:
         # Bind before printing, so a busy port is reported instead of an address that does not answer.
-        server = make_server(args.host, args.port, app, threaded=True)
+        listener = bind(args.host, args.port)
     except OSError as exc:
-        print(
-            f"phase10 serve: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr
-        )
+        if exc.errno == errno.EADDRINUSE:
+            message = f"port {args.port} is already in use; choose another with --port"
+        else:
+            message = f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
+        print(f"phase10 serve: {message}", file=sys.stderr)
         return 2
-    except SystemExit:  # werkzeug exits when the port is taken
-        print(
-            f"phase10 serve: port {args.port} is already in use; choose another with --port", file=sys.stderr
-        )
-        return 2
+
+    from waitress import create_server
+
+    from companion.accesslog import AccessLog
+
+    log_requests_to_stderr()
+    server = create_server(
+        AccessLog(app), sockets=[listener], **server_settings(app.config["MAX_CONTENT_LENGTH"])
+    )
 
     local = f"http://127.0.0.1:{args.port}/"
     print(f"Phase 10 Companion is running.\n  On this computer:  {local}")
@@ -109,8 +119,72 @@ def run_serve(args: argparse.Namespace) -> int:
     else:
         print("  Phones cannot reach this address; use --host 0.0.0.0 to serve the local network.")
     print("Press Ctrl+C to stop.", flush=True)
+    if threading.current_thread() is threading.main_thread():
+        # A service manager stops the server with SIGTERM: stop as on Ctrl+C, not in the middle of a request.
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
-        server.serve_forever()
+        server.run()  # returns on Ctrl+C, after giving the requests in the app a few seconds to finish
     finally:
-        server.server_close()
+        server.close()
+    print("Stopped.", flush=True)
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A socket bound (not yet listening) to ``host``:``port``, the first address the name resolves to."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        if os.name != "nt":  # on Windows the option would let a second server take a port in use
+            # A restart right after Ctrl+C must not wait for the old connections' TIME_WAIT to pass.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def server_settings(max_body: int) -> dict[str, object]:
+    """waitress's settings for a home server at a card table.
+
+    waitress reads a whole request, photo included, before a worker thread sees it, so a phone on weak Wi-Fi
+    (or a client that stalls on purpose) holds only a connection, never a thread, and cannot hold up others.
+    """
+    return {
+        # A thread is held only while the app works out an answer. A table is two to six players, each phone
+        # saving rounds, polling the score sheet or sending a card photo for the detector (the slowest request):
+        # eight lets every phone of a full table be in the app at once with room for spectators' share pages.
+        # More would not read photos faster on a home computer's few cores; they would only queue in the app.
+        "threads": 8,
+        # Browsers keep up to six connections open per server; a full table plus several share pages is a few
+        # dozen. Past the limit new connections wait in the listen backlog instead of exhausting descriptors.
+        "connection_limit": 100,
+        # A connection that sends nothing for this long (a stalled upload, an idle keep-alive) is closed;
+        # a phone that is still sending, however slowly, resets it with every packet.
+        "channel_timeout": 30,
+        # How often the timeout above is checked, so a stalled connection goes soon after it expires.
+        "cleanup_interval": 5,
+        # The app's own limit (MAX_CONTENT_LENGTH): a longer Content-Length is refused before any body is read.
+        "max_request_body_size": max_body,
+        # Name no server software or version to whoever asks.
+        "ident": "phase10",
+    }
+
+
+def log_requests_to_stderr() -> None:
+    """One line per request on stderr, as players watching a home server's terminal expect."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    for name, level in (("companion.access", logging.INFO), ("waitress", logging.WARNING)):
+        log = logging.getLogger(name)
+        if not log.handlers:
+            log.addHandler(handler)
+            log.setLevel(level)
+            log.propagate = False

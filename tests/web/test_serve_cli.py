@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from companion.cli import main
 from companion.cli.web import instance_secret
 
 from .conftest import WORKED_EXAMPLE, ApiGame, make_app
+from .served import phase10_serve
 
 
 def test_serve_refuses_a_bad_port(capsys):
@@ -25,7 +27,7 @@ def test_serve_refuses_a_bad_port(capsys):
 
 
 def test_serve_reports_a_database_it_cannot_reach(monkeypatch, capsys):
-    monkeypatch.setenv("SECRET_KEY", "x")
+    monkeypatch.setenv("SECRET_KEY", "x" * 32)
     monkeypatch.setenv("DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")
     assert main(["serve", "--host", "127.0.0.1", "--port", "5999"]) == 2
     assert "cannot prepare the database" in capsys.readouterr().err
@@ -105,7 +107,7 @@ def _free_port() -> int:
 @pytest.mark.slow
 def test_serve_migrates_a_fresh_database_and_serves(tmp_path: Path):
     port = _free_port()
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path}/fresh.sqlite3", SECRET_KEY="serve test")
+    env = dict(os.environ, DATABASE_URL=f"sqlite:///{tmp_path}/fresh.sqlite3", SECRET_KEY="serve test " * 4)
     proc = subprocess.Popen(
         [sys.executable, "-m", "companion", "serve", "--host", "127.0.0.1", "--port", str(port)],
         env=env,
@@ -131,12 +133,24 @@ def test_serve_migrates_a_fresh_database_and_serves(tmp_path: Path):
 
 
 def test_serve_reports_a_port_in_use(monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv("SECRET_KEY", "x")
+    monkeypatch.setenv("SECRET_KEY", "x" * 32)
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path}/busy.sqlite3")
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         assert main(["serve", "--host", "127.0.0.1", "--port", str(port)]) == 2
-    err = capsys.readouterr().err
-    assert "in use" in err or "cannot listen" in err
+    assert f"port {port} is already in use" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_serve_stops_cleanly(tmp_path: Path, stop: signal.Signals):
+    with phase10_serve(tmp_path) as served:
+        with urllib.request.urlopen(served.base + "/games/new", timeout=60) as response:
+            assert response.status == 200
+        served.process.send_signal(stop)
+        assert served.process.wait(timeout=60) == 0
+        assert served.process.stdout is not None
+        assert "Stopped." in served.process.stdout.read()
+        assert "Traceback" not in served.stderr(), served.stderr()
