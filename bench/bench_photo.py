@@ -74,7 +74,9 @@ def main() -> int:
 
     photo = phase_photo(LAY_DOWN, size=(4032, 3024), quality=90)
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({"SECRET_KEY": "bench", "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/bench.sqlite3"})
+        app = create_app(
+            {"SECRET_KEY": "bench " * 8, "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp}/bench.sqlite3"}
+        )
         client = app.test_client()
 
         def upload() -> dict:

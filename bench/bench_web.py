@@ -130,7 +130,7 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        env = dict(os.environ, SECRET_KEY="bench", DATABASE_URL=f"sqlite:///{tmp}/bench.sqlite3")
+        env = dict(os.environ, SECRET_KEY="bench " * 8, DATABASE_URL=f"sqlite:///{tmp}/bench.sqlite3")
         subprocess.run(
             [
                 sys.executable,

@@ -89,6 +89,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             '(python -c "import secrets; print(secrets.token_hex(32))"), or run "phase10 serve", '
             "which keeps one in the instance folder"
         )
+    if len(secret.encode()) < MIN_SECRET_BYTES and not app.config.get("TESTING"):
+        raise ConfigurationError(
+            f"SECRET_KEY is too short ({len(secret.encode())} bytes; at least {MIN_SECRET_BYTES}): "
+            'use a long random string (python -c "import secrets; print(secrets.token_hex(32))")'
+        )
     app.config["SECRET_KEY"] = secret
 
     url = app.config.get("SQLALCHEMY_DATABASE_URI") or os.environ.get("DATABASE_URL")
@@ -173,7 +178,9 @@ def _register_error_pages(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Any:
-        app.logger.exception("unhandled error on %s %s", request.method, request.path)
+        from .accesslog import redact
+
+        app.logger.exception("unhandled error on %s %s", request.method, redact(request.path))
         db.session.rollback()
         message = "Something went wrong on the server; nothing was saved. Try again."
         if _wants_json():

@@ -155,7 +155,7 @@ def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(bas
 def referee_app(tmp_path: Path):
     app = create_app(
         {
-            "SECRET_KEY": "browser test",
+            "SECRET_KEY": "browser test " * 4,
             "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
             "TRAINING_FOLDER": str(tmp_path / "training"),
         }

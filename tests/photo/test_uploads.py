@@ -117,7 +117,7 @@ def test_web_layer_imports_no_camera_code_at_start(tmp_path):
 
     code = (
         "import sys; from companion.app import create_app; "
-        f"create_app({{'SECRET_KEY': 'x', 'SQLALCHEMY_DATABASE_URI': 'sqlite:///{tmp_path}/x.db'}}); "
+        f"create_app({{'SECRET_KEY': 'x' * 32, 'SQLALCHEMY_DATABASE_URI': 'sqlite:///{tmp_path}/x.db'}}); "
         "print(sorted(m for m in ('cv2', 'onnxruntime', 'numpy', 'vision.reader') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
