@@ -1,7 +1,7 @@
 """Slow clients (security review, finding 4): how long a page takes while uploads stall, per server.
 
-Starts ``phase10 serve`` (waitress) and then gunicorn with 4 sync workers, each on a loopback port with a fresh
-SQLite file, and times GETs of the home page from a few client threads: first alone, then while STALLED clients
+Starts ``phase10 serve`` (waitress), then gunicorn with 4 sync workers, then the same gunicorn behind nginx
+configured as the README says (when nginx is installed), each on a loopback port with a fresh SQLite file, and times GETs of the home page from a few client threads: first alone, then while STALLED clients
 hold photo uploads open (headers promising 1 MiB, a few bytes of body, then nothing). waitress reads a request whole
 before a thread sees it, so a stalled upload holds only a connection; a sync worker reads the body itself and is
 held until gunicorn's worker timeout (30 s) kills it, which is why gunicorn must sit behind a buffering proxy.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import platform
 import select
+import shutil
 import socket
 import subprocess
 import sys
@@ -32,18 +32,39 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
+from bench.bench_referee import machine  # noqa: E402
 
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {model}, Python {platform.python_version()}"
+# The buffering proxy the README puts in front of gunicorn, with the same settings.
+NGINX_CONF = """
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/nginx-error.log;
+events {{ worker_connections 1024; }}
+http {{
+    access_log off;
+    client_body_temp_path {tmp}/body;
+    proxy_temp_path {tmp}/proxy;
+    fastcgi_temp_path {tmp}/fastcgi;
+    uwsgi_temp_path {tmp}/uwsgi;
+    scgi_temp_path {tmp}/scgi;
+    server {{
+        listen 127.0.0.1:{port};
+        server_tokens off;
+        client_max_body_size 16m;
+        client_header_timeout 10s;
+        client_body_timeout 10s;
+        send_timeout 10s;
+        location / {{
+            proxy_pass http://127.0.0.1:{upstream};
+            proxy_request_buffering on;
+            proxy_buffering on;
+            proxy_set_header Host $host;
+        }}
+    }}
+}}
+"""
 
 
 def free_port() -> int:
@@ -209,6 +230,21 @@ def main() -> int:
         ]
         with running(gunicorn, env, base, "gunicorn"):
             measure("gunicorn -w 4 (sync workers)", base, port, args)
+
+        nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+        if nginx is None:
+            print("nginx -> gunicorn -w 4: not measured (no nginx on this machine)")
+            return 0
+        upstream, port = free_port(), free_port()
+        base = f"http://127.0.0.1:{port}"
+        conf = Path(tmp) / "nginx.conf"
+        conf.write_text(NGINX_CONF.format(tmp=tmp, port=port, upstream=upstream))
+        gunicorn[4] = f"127.0.0.1:{upstream}"
+        with (
+            running(gunicorn, env, f"http://127.0.0.1:{upstream}", "gunicorn"),
+            running([nginx, "-c", str(conf), "-g", "daemon off;"], env, base, "nginx"),
+        ):
+            measure("nginx -> gunicorn -w 4", base, port, args)
     return 0
 
 

@@ -397,7 +397,11 @@ def check_idempotency_key(key: Any) -> str | None:
 
 def round_saved_with(game_id: str, key: str | None) -> int | None:
     """The number of the round this game saved with idempotency key ``key``, if any."""
-    if not key or not is_game_id(game_id):
+    try:
+        key = check_idempotency_key(key)
+    except BadInput:
+        return None  # not a key this app hands out (PostgreSQL would refuse some, a NUL byte for one)
+    if key is None or not is_game_id(game_id):
         return None
     return db.session.execute(
         db.select(Round.number).where(Round.game_id == game_id, Round.idempotency_key == key)

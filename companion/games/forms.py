@@ -9,7 +9,7 @@ from typing import Any
 
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, IntegerField, RadioField, SelectField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange, Optional
+from wtforms.validators import InputRequired, NumberRange, Optional
 
 from companion.rules import RULESETS as REGISTRY
 from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
@@ -114,12 +114,19 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
     # A one-time token per form shown: the round it saves keeps it, so the same form sent again (Back, then Save)
     # is recognised. round.js copies it into a text control too (``once_kept``), because browsers restore typed
     # controls on Back but not hidden ones: that copy comes back exactly when the typed values do.
-    once = StringField(validators=[Optional(), Length(max=scorebook.IDEMPOTENCY_KEY_MAX)])
-    once_kept = StringField(validators=[Optional(), Length(max=scorebook.IDEMPOTENCY_KEY_MAX)])
+    # Not validated as fields: a player cannot see or fix them, so a bad one is ignored (see token()).
+    once = StringField()
+    once_kept = StringField()
 
     def token(self) -> str | None:
         """The token of the form as first shown: a restored copy wins over the fresh hidden one."""
-        return self.once_kept.data or self.once.data or None
+        for token in (self.once_kept.data, self.once.data):
+            try:
+                if scorebook.check_idempotency_key(token):
+                    return str(token)
+            except scorebook.BadInput:
+                continue  # a tampered token: the form still saves, without protection from a resend
+        return None
 
     went_out = RadioField("Who went out?", validators=[InputRequired(message="choose who went out")])
 
