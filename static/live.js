@@ -8,17 +8,39 @@
   var url = live.getAttribute("data-url");
   var etag = '"' + live.getAttribute("data-version") + '"';
   var delay = 3000;
+  // A follower must see when the page is no longer live, or an old score passes for the current one.
+  var stale = document.getElementById("stale");
+  var lastOk = Date.now();
+  var ticker = null;
+  function showStale() {
+    if (!stale) return;
+    var seconds = Math.round((Date.now() - lastOk) / 1000);
+    stale.textContent = "Not updated for " + seconds + " s: the server cannot be reached. " +
+      "This page updates by itself when the connection is back.";
+    stale.hidden = false;
+  }
+  function ok() {
+    lastOk = Date.now();
+    if (ticker) { clearInterval(ticker); ticker = null; }
+    if (stale) stale.hidden = true;
+  }
+  function failed() {
+    showStale();
+    if (!ticker) ticker = setInterval(showStale, 1000);
+  }
   function poll() {
     if (document.hidden) return setTimeout(poll, delay);
     fetch(url, { headers: { "If-None-Match": etag }, cache: "no-store" })
       .then(function (r) {
+        if (r.status >= 500) throw new Error("server error");
+        ok();
         if (r.status === 200 && r.headers.get("ETag") && r.headers.get("ETag") !== etag) {
           location.reload();
           return;
         }
         setTimeout(poll, delay);
       })
-      .catch(function () { setTimeout(poll, delay * 3); });
+      .catch(function () { failed(); setTimeout(poll, delay); });
   }
   setTimeout(poll, delay);
   document.querySelectorAll("form[data-confirm]").forEach(function (f) {

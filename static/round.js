@@ -40,11 +40,12 @@
       var input = c.querySelector("input");
       c.querySelector(".plus").addEventListener("click", function () {
         input.value = Math.min(count(input) + 1, 11);
-        update(entry);
+        // As typing would: the entry's sum and the draft (draft.js) follow input events.
+        input.dispatchEvent(new Event("input", { bubbles: true }));
       });
       c.querySelector(".minus").addEventListener("click", function () {
         input.value = Math.max(count(input) - 1, 0);
-        update(entry);
+        input.dispatchEvent(new Event("input", { bubbles: true }));
       });
     });
     entry.addEventListener("input", function () { update(entry); });
