@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mimetypes
 import os
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,8 @@ def database_url(url: str) -> str:
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
+    # Browsers read the install manifest only with its own type; Python's table may not know the suffix.
+    mimetypes.add_type("application/manifest+json", ".webmanifest")
     app = Flask(
         __name__,
         instance_relative_config=True,

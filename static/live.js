@@ -51,4 +51,34 @@
   document.querySelectorAll("input.copy").forEach(function (i) {
     i.addEventListener("focus", function () { i.select(); });
   });
+  // Copy and the phone's share sheet. Over plain http browsers offer neither navigator.clipboard nor
+  // navigator.share, so copying falls back to selecting the text and the older copy command.
+  document.querySelectorAll("[data-copy]").forEach(function (button) {
+    var input = document.getElementById(button.getAttribute("data-copy"));
+    button.addEventListener("click", function () {
+      function copied() { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy link"; }, 2000); }
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(input.value).then(copied, function () {});
+        return;
+      }
+      input.focus();
+      input.select();
+      try { if (document.execCommand("copy")) copied(); } catch (e) { /* the text stays selected to copy by hand */ }
+    });
+  });
+  document.querySelectorAll("[data-share]").forEach(function (button) {
+    if (!navigator.share) return;
+    var input = document.getElementById(button.getAttribute("data-share"));
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      navigator.share({ title: document.title, url: input.value }).catch(function () {});
+    });
+  });
+  // Times are written in UTC; show them as the phone's clock reads.
+  document.querySelectorAll("time[datetime]").forEach(function (t) {
+    var when = new Date(t.getAttribute("datetime"));
+    if (isNaN(when)) return;
+    t.textContent = when.toLocaleString(undefined, { day: "numeric", month: "short", hour: "2-digit",
+      minute: "2-digit", second: t.hasAttribute("data-seconds") ? "2-digit" : undefined });
+  });
 })();

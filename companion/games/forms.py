@@ -13,7 +13,14 @@ from wtforms.validators import InputRequired, NumberRange, Optional
 
 from companion.rules import RULESETS as REGISTRY
 from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
-from companion.rules.game import MAX_HAND_CARDS, MAX_NAME_LENGTH, MAX_PLAYERS, PlayerReport, round_points
+from companion.rules.game import (
+    MAX_HAND_CARDS,
+    MAX_NAME_LENGTH,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    PlayerReport,
+    round_points,
+)
 
 from .. import scorebook
 
@@ -37,6 +44,12 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # The dealer is chosen by name: the names typed so far (newgame.js keeps them current while typing).
+        typed = [(entry.data or "").strip() for entry in self.names.entries]
+        self.first_dealer.choices = [
+            (str(i), typed[i] if i < len(typed) and typed[i] else f"Player {i + 1}")
+            for i in range(MAX_PLAYERS)
+        ]
         self.ruleset: RuleSet | None = None
         self.player_names: list[str] = []
         self.dealer_index = 0
@@ -49,6 +62,12 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
         typed = [(entry.data or "").strip() for entry in self.names.entries]
         seat_of_dealer = int(self.first_dealer.data)
         filled = [i for i, name in enumerate(typed) if name]
+        if len(filled) < MIN_PLAYERS:
+            self.names_error = (
+                f"Type the names of at least {MIN_PLAYERS} players, in seat order "
+                f"(Phase 10 is played by {MIN_PLAYERS} to {MAX_PLAYERS} players)."
+            )
+            return False
         if seat_of_dealer not in filled:
             self.first_dealer.errors.append("the first dealer must be one of the players above")
             return False

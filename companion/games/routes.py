@@ -88,7 +88,8 @@ def edit_url(game_id: str, token: str) -> str:
 def qr_svg(url: str) -> Markup:
     import segno
 
-    return Markup(segno.make(url, error="m").svg_inline(scale=3, border=2, dark="#111"))
+    # A viewBox instead of a fixed size, so that CSS can draw it large enough to scan across the table.
+    return Markup(segno.make(url, error="m").svg_inline(scale=3, border=2, dark="#111", omitsize=True))
 
 
 @bp.app_template_filter("phase_text")
@@ -96,6 +97,15 @@ def phase_text(number: int | None, rules: Any) -> str:
     if number is None:
         return "all phases done"
     return f"Phase {number}: {rules.phase(number).description}"
+
+
+@bp.get("/sw.js")
+def service_worker() -> Response:
+    """The service worker, from the root so that its scope is the whole app."""
+    response = current_app.send_static_file("sw.js")
+    # A new version must reach phones at once, not after the static files' cache time.
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @bp.get("/")

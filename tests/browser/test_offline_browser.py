@@ -116,3 +116,21 @@ def test_a_follower_whose_polls_fail_says_how_old_its_page_is(base_url, browser)
     shot(follower, "follower-stale")
     follower_context.set_offline(False)
     follower.locator("#stale").wait_for(state="hidden", timeout=20_000)
+
+
+def test_installable_and_readable_offline_where_a_service_worker_is_allowed(base_url, browser):
+    """On localhost (a secure context, as https is) the service worker keeps the pages: a game page opened
+    before still shows offline. Over plain http on a LAN there is none, and the outbox does the work."""
+    context, page, game_id = new_game(browser, base_url)
+    manifest = page.evaluate("fetch(document.querySelector('link[rel=manifest]').href).then(r => r.json())")
+    assert manifest["display"] == "standalone" and {i["sizes"] for i in manifest["icons"]} >= {
+        "192x192",
+        "512x512",
+    }
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()  # now under the worker's control, so this answer is kept
+    page.wait_for_selector("text=Round 1")
+    context.set_offline(True)
+    page.goto(f"{base_url}/games/{game_id}")
+    assert "Round 1" in page.locator("main").inner_text()
+    context.set_offline(False)

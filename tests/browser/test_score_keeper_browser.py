@@ -101,7 +101,7 @@ def test_a_short_game_from_start_to_winner_with_a_live_share_page(base_url, brow
     shot(page, "02-table")
 
     # The share link, opened on a second phone that has no edit secret.
-    share_url = page.locator("a.share-link").get_attribute("href")
+    share_url = page.locator("#share-link").input_value()
     follower_context = browser.new_context(
         viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
     )

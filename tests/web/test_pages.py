@@ -418,3 +418,13 @@ def test_masters_round_form_offers_only_phases_still_to_do(client, api_game):
     ben = re.search(r'<select id="p1_phase".*?</select>', text, re.S).group(0)
     assert 'value="3"' not in ana and 'value="4"' in ana
     assert 'value="3"' in ben
+
+
+def test_an_empty_new_game_form_asks_for_names_and_the_dealer_list_shows_them(client):
+    empty = client.post("/games/new", data={"rules": "standard", "last_phase": "10", "first_dealer": "0"})
+    text = empty.get_data(as_text=True)
+    assert empty.status_code == 400 and "at least 2 players" in text and "first dealer" not in text
+    typed = client.post(
+        "/games/new", data={"names-0": "Ana", "names-1": "", "rules": "standard", "first_dealer": "3"}
+    ).get_data(as_text=True)
+    assert '<option value="0">Ana</option>' in typed and '<option value="1">Player 2</option>' in typed
