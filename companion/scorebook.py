@@ -629,8 +629,32 @@ def import_game(data: Any, who: str) -> tuple[Loaded, str]:
     return create_game(data.get("players"), rules, data.get("first_dealer", 0), who, reports=rounds)
 
 
+def delete_empty_game(game_id: str) -> None:
+    """Remove a game no round was saved in (started by mistake, or with the wrong players)."""
+    try:
+        game, _version = _lock(game_id)
+        if game.rounds:
+            raise Conflict("a game with saved rounds cannot be deleted; delete its rounds first")
+        db.session.delete(game)
+        _commit()
+    except ScorebookError:
+        db.session.rollback()
+        raise
+
+
+def rematch(game_id: str, who: str) -> tuple[Loaded, str]:
+    """A new game for the same players in the same seats under the same rules; the deal passes on, so the first
+    dealer is the player who would have dealt the next round."""
+    loaded = load(game_id)
+    if loaded.state.status != "finished":
+        raise Conflict("a rematch starts when the game is over")
+    names = loaded.game.player_names
+    return create_game(names, ruleset_of(loaded.game), names.index(loaded.state.dealer), who)
+
+
 def player_stats() -> list[dict[str, Any]]:
-    """Games, wins, average points per round and phases per round for every known player."""
+    """Games, wins, average points per round and phases per round for every known player; a game no round was
+    saved in counts for nobody."""
     wins = (
         db.select(Game.winner, func.count().label("wins"))
         .where(Game.status == "finished", Game.winner.is_not(None))
@@ -647,6 +671,7 @@ def player_stats() -> list[dict[str, Any]]:
             func.coalesce(func.max(wins.c.wins), 0),
         )
         .join(GamePlayer, GamePlayer.player_id == Player.id)
+        .join(Game, (Game.id == GamePlayer.game_id) & (Game.rounds_played > 0))
         .outerjoin(wins, wins.c.winner == Player.name)
         .group_by(Player.id, Player.name)
         .order_by(Player.name)
@@ -664,3 +689,40 @@ def player_stats() -> list[dict[str, Any]]:
             }
         )
     return stats
+
+
+def player_record(name: str) -> dict[str, Any] | None:
+    """One player across games: their stats, each game they played (newest first) and, against each other
+    player met, games together and wins of each."""
+    player = db.session.execute(
+        db.select(Player).where(Player.name_key == Player.key_for(clean_name(name)))
+    ).scalar_one_or_none()
+    if player is None:
+        return None
+    stats = next((s for s in player_stats() if s["name"] == player.name), None)
+    seats = [s for s in player.seats if s.game.rounds_played > 0]
+    games = sorted((s.game for s in seats), key=lambda g: g.updated_at, reverse=True)
+    rivals: dict[str, dict[str, Any]] = {}
+    for game in games:
+        for other in game.player_names:
+            if other == player.name:
+                continue
+            row = rivals.setdefault(
+                other, {"name": other, "games": 0, "finished": 0, "wins": 0, "their_wins": 0}
+            )
+            row["games"] += 1
+            if game.status == "finished":
+                row["finished"] += 1
+                row["wins"] += game.winner == player.name
+                row["their_wins"] += game.winner == other
+    return {
+        "name": player.name,
+        "stats": stats,
+        "games": games,
+        "completion": (
+            round(stats["phases_per_round"] * 100)
+            if stats and stats["phases_per_round"] is not None
+            else None
+        ),
+        "rivals": sorted(rivals.values(), key=lambda r: (-r["games"], r["name"].casefold())),
+    }

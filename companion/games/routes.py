@@ -12,7 +12,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from .. import scorebook
-from ..access import held_game_ids, page_token, remember, remember_seen, who
+from ..access import cookie_name, held_game_ids, page_token, remember, remember_seen, who
 from ..extensions import db
 from ..models import Game, Player, is_game_id
 from . import bp
@@ -90,6 +90,37 @@ def qr_svg(url: str) -> Markup:
 
     # A viewBox instead of a fixed size, so that CSS can draw it large enough to scan across the table.
     return Markup(segno.make(url, error="m").svg_inline(scale=3, border=2, dark="#111", omitsize=True))
+
+
+@bp.app_template_global("standings")
+def standings(state: Any, rules: Any) -> list[dict[str, Any]]:
+    """The table's standings in place order (the engine's placements): who leads, how far behind each other
+    player is, how far along the phases, and who is in the tie-break."""
+    places = state.placements()
+    by_name = {p.name: p for p in state.players}
+    leader = places[0]
+    phases = len(rules.phases)
+    rows = []
+    for placement in places:
+        player = by_name[placement.name]
+        if placement.place == 1:
+            behind = "leads" if sum(p.place == 1 for p in places) == 1 else "shares the lead"
+        elif placement.phases_completed < leader.phases_completed and not rules.everyone_advances:
+            gap = leader.phases_completed - placement.phases_completed
+            behind = f"{gap} phase{'' if gap == 1 else 's'} behind {leader.name}"
+        else:
+            behind = f"{placement.total - leader.total} pts behind {leader.name}"
+        rows.append(
+            {
+                "place": placement.place,
+                "player": player,
+                "completed": placement.phases_completed,
+                "phases": phases,
+                "behind": behind,
+                "tie_break": player.name in state.tie_break_players,
+            }
+        )
+    return rows
 
 
 @bp.app_template_filter("phase_text")
@@ -187,6 +218,7 @@ def table(game_id: str) -> str:
         share_url=url,
         share_qr=qr_svg(url),
         edit_link=edit_link,
+        confirm=ConfirmForm(),
     )
 
 
@@ -324,6 +356,42 @@ def enter_round(game_id: str) -> Any:
         return _round_page(loaded, form, number, False, status=400)
     flash(f"Round {number} saved.")
     return redirect(url_for("games.table", game_id=game_id))
+
+
+@bp.post("/games/<game_id>/rematch")
+def rematch(game_id: str) -> Response:
+    """Same players, same seats, same rules, the deal passing on; this device keeps score again."""
+    loaded = _load(game_id)
+    _require_editor(loaded.game)
+    if not ConfirmForm().validate_on_submit():
+        abort(400, description="This form has expired. Reload the page and try again.")
+    try:
+        fresh, token = scorebook.rematch(game_id, who("page"))
+    except scorebook.ScorebookError as exc:
+        flash(exc.message)
+        return redirect(url_for("games.table", game_id=game_id))
+    response = redirect(url_for("games.table", game_id=fresh.game.id))
+    remember(response, fresh.game.id, token)
+    flash(f"Rematch: {fresh.state.dealer} deals the first round.")
+    return response
+
+
+@bp.post("/games/<game_id>/delete")
+def delete_game(game_id: str) -> Response:
+    """A game no round was saved in can be deleted by its editors."""
+    loaded = _load(game_id)
+    _require_editor(loaded.game)
+    if not ConfirmForm().validate_on_submit():
+        abort(400, description="This form has expired. Reload the page and try again.")
+    try:
+        scorebook.delete_empty_game(game_id)
+    except scorebook.ScorebookError as exc:
+        flash(f"The game was not deleted: {exc.message}")
+        return redirect(url_for("games.table", game_id=game_id))
+    flash("The game was deleted.")
+    response = redirect(url_for("games.home"))
+    response.delete_cookie(cookie_name(game_id))
+    return response
 
 
 def _already_saved(game_id: str, number: int) -> Response:

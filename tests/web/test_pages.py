@@ -428,3 +428,82 @@ def test_an_empty_new_game_form_asks_for_names_and_the_dealer_list_shows_them(cl
         "/games/new", data={"names-0": "Ana", "names-1": "", "rules": "standard", "first_dealer": "3"}
     ).get_data(as_text=True)
     assert '<option value="0">Ana</option>' in typed and '<option value="1">Player 2</option>' in typed
+
+
+def test_the_table_shows_standings_leader_and_points_behind(client, api_game):
+    game = api_game(["Ana", "Ben", "Cy", "Dee"])
+    game.login()
+    assert game.post_round(WORKED_EXAMPLE).status_code == 201
+    text = client.get(f"/games/{game.id}").get_data(as_text=True)
+    # 001 worked example: Ana 0, Ben 35, Cy 40 and Dee 10 points; Ana, Ben and Dee completed phase 1.
+    order = [text.index(f'<strong class="name">{n}</strong>') for n in ("Ana", "Dee", "Ben", "Cy")]
+    assert order == sorted(order)
+    assert "leads" in text and "10 pts behind Ana" in text and "1 phase behind Ana" in text
+    assert '<progress max="10" value="1"' in text
+
+
+def test_a_finished_game_offers_a_rematch_with_the_deal_passing_on(client, api_game):
+    game = api_game(["Ana", "Ben"], last_phase=1)
+    game.login()
+    body = {
+        "round": 1,
+        "went_out": "Ana",
+        "players": {"Ana": {"laid_down": True}, "Ben": {"laid_down": False, "points": 20}},
+    }
+    assert game.post_round(body).status_code == 201
+    assert "Rematch" in client.get(f"/games/{game.id}").get_data(as_text=True)
+    answer = client.post(f"/games/{game.id}/rematch")
+    assert answer.status_code == 302
+    new_id = answer.headers["Location"].rsplit("/", 1)[1]
+    assert new_id != game.id
+    fresh = client.get(f"/api/games/{new_id}").json
+    assert [p["name"] for p in fresh["players"]] == ["Ana", "Ben"] and fresh["rules"]["last_phase"] == 1
+    # Ana dealt round 1, so Ben, on her left, deals the first round of the rematch (001: the deal passes left).
+    assert fresh["dealer"] == "Ben"
+    assert "Enter round 1" in client.get(f"/games/{new_id}").get_data(as_text=True)
+
+
+def test_a_game_without_rounds_can_be_deleted_and_counts_in_no_stats(app, client, api_game):
+    game = api_game(["Ana", "Ben"])
+    played = api_game(["Ana", "Cy"])
+    played.post_round(
+        {
+            "round": 1,
+            "went_out": "Ana",
+            "players": {"Ana": {"laid_down": True}, "Cy": {"laid_down": False, "points": 10}},
+        }
+    )
+    with app.app_context():
+        from companion import scorebook
+
+        by_name = {s["name"]: s for s in scorebook.player_stats()}
+    assert by_name["Ana"]["games"] == 1 and "Ben" not in by_name
+    stranger = app.test_client()
+    assert stranger.post(f"/games/{game.id}/delete").status_code == 403
+    game.login()
+    assert client.post(f"/games/{game.id}/delete").status_code == 302
+    assert client.get(f"/api/games/{game.id}").status_code == 404
+    played.login()
+    refused = client.post(f"/games/{played.id}/delete", follow_redirects=True)
+    assert "was not deleted" in refused.get_data(as_text=True)
+    assert client.get(f"/api/games/{played.id}").status_code == 200
+
+
+def test_a_player_page_has_record_and_head_to_head_and_lists_only_held_games(app, client, api_game):
+    first = api_game(["Ana", "Ben"], last_phase=1)
+    second = api_game(["Ana", "Cy"])
+    for game, other in ((first, "Ben"), (second, "Cy")):
+        game.post_round(
+            {
+                "round": 1,
+                "went_out": "Ana",
+                "players": {"Ana": {"laid_down": True}, other: {"laid_down": False, "points": 25}},
+            }
+        )
+    first.login()
+    page = client.get("/players/ana").get_data(as_text=True)
+    assert "<h1>Ana</h1>" in page and "Head to head" in page
+    assert f"/games/{first.id}" in page and f"/games/{second.id}" not in page
+    assert "1 more game on this server" in page
+    assert ">Ben</a></td><td>1</td><td>1</td><td>0</td>" in page  # one game, won by Ana
+    assert client.get("/players/Nobody").status_code == 404
