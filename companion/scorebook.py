@@ -42,7 +42,7 @@ from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, is_
 
 EXPORT_FORMAT = "phase10-companion-game"
 EXPORT_VERSION = 1
-RULE_OPTIONS = ("everyone_advances", "last_phase", "wrap_runs", "natural_per_group")
+RULE_OPTIONS = ("everyone_advances", "last_phase", "wrap_runs", "natural_per_group", "flushes_share_suit")
 
 
 class ScorebookError(Exception):
@@ -116,7 +116,7 @@ def ruleset_from(data: Any) -> RuleSet:
     if not isinstance(name, str):
         raise BadInput('"rules.name" must be the name of a rule set', field="rules.name")
     options: dict[str, Any] = {}
-    for key in ("everyone_advances", "wrap_runs", "natural_per_group"):
+    for key in ("everyone_advances", "wrap_runs", "natural_per_group", "flushes_share_suit"):
         if key in data:
             if not isinstance(data[key], bool):
                 raise BadInput(f'"rules.{key}" must be true or false', field=f"rules.{key}")
@@ -133,7 +133,12 @@ def ruleset_from(data: Any) -> RuleSet:
 
 
 def ruleset_of(game: Game) -> RuleSet:
-    return ruleset_from(game.rules)
+    rules = dict(game.rules)
+    if rules.get("name") == "playing-cards":
+        # Games stored before 004's "Ace is always low" was enforced may carry wrap_runs; they never wrapped in
+        # a way 004 allows, so they load without it.
+        rules.pop("wrap_runs", None)
+    return ruleset_from(rules)
 
 
 def report_from(data: Any, rules: RuleSet) -> RoundReport:

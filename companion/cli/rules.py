@@ -45,21 +45,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     hit = subparsers.add_parser(
         "hit",
         help="may these cards be added to a group on the table?",
-        description="Add cards, in order, to a group already laid down. Example: "
-        'phase10 hit --kind run --onto "R9 B10 G11" Y8 R12',
+        description="Add cards to a group already laid down, all of them or none, in any order that fits; the "
+        "answer says where each card went. A wild goes to the top of a run while there is room; follow a card "
+        "with @low or @high to name the end of the run it goes to (W@low: the wild goes below the run). "
+        'Examples: phase10 hit --kind run --onto "G3 G4 G5 G6" R8 R7; '
+        'phase10 hit --kind run --onto "G3 G4 G5 G6" W@low R7',
     )
     hit.add_argument(
         "--kind", required=True, choices=("set", "run", "color", "suit"), help="the group's kind"
     )
     hit.add_argument("--onto", required=True, metavar="CARDS", help="the group's cards in table order")
-    hit.add_argument("--end", choices=("low", "high"), help="the end of a run the cards go to")
+    hit.add_argument(
+        "--end",
+        choices=("low", "high"),
+        help="the end of a run every wild goes to (a card's own @low or @high comes first)",
+    )
     hit.add_argument(
         "--not-down",
         action="store_true",
         help="the player has not laid down their own phase this round (the hit is refused)",
     )
     _rule_options(hit)
-    hit.add_argument("cards", nargs="+", metavar="CARD", help="the cards to add, in order")
+    hit.add_argument(
+        "cards",
+        nargs="+",
+        metavar="CARD",
+        help="the cards to add, in any order; CARD@low or CARD@high names its end",
+    )
     hit.set_defaults(handler=_guarded(run_hit))
 
     score = subparsers.add_parser(
@@ -90,7 +102,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _rule_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", choices=RULE_SETS, default="standard", help="rule set (default: standard)")
-    parser.add_argument("--wrap-runs", action="store_true", help="house rule: runs may turn the corner to 1")
+    parser.add_argument(
+        "--wrap-runs",
+        action="store_true",
+        help="house rule (Phase 10 cards only): runs may turn the corner from 12 to 1",
+    )
     parser.add_argument(
         "--natural-per-group", action="store_true", help="house rule: every group needs a numbered card"
     )
@@ -189,17 +205,18 @@ def _emit_verdict(verdict: Verdict, args: argparse.Namespace, extra: dict[str, A
 
 def _group_line(group: Any) -> str:
     from companion.rules.phases import GroupKind
-    from companion.rules.referee import rank_text
+    from companion.rules.referee import rank_text, run_text
 
-    wilds = ", ".join(f"{group.cards[i]} as {value}" for i, value in group.wild_values() if value is not None)
+    deck = group.cards[0].deck
+    wilds = ", ".join(
+        f"{group.cards[i]} as {rank_text(value, deck) if isinstance(value, int) else value}"
+        for i, value in group.wild_values()
+        if value is not None
+    )
     if group.kind is GroupKind.SET:
-        head = (
-            f"set of {rank_text(group.number, group.cards[0].deck)}s"
-            if group.number is not None
-            else "set of wilds"
-        )
+        head = f"set of {rank_text(group.number, deck)}s" if group.number is not None else "set of wilds"
     elif group.kind is GroupKind.RUN:
-        head = f"run {group.low}-{group.high}" if group.low is not None else "run of wilds"
+        head = f"run {run_text(group.low, group.high, deck)}" if group.low is not None else "run of wilds"
     elif group.kind is GroupKind.COLOR:
         head = f"{group.color.label if group.color else 'any'} colour group"
     else:
@@ -225,21 +242,34 @@ def run_hit(args: argparse.Namespace) -> int:
         group = make_group(GroupKind(args.kind), onto, rules)
     except InvalidGroupError as exc:
         raise BadInput(f"--onto is not a {args.kind}: {exc.reason}") from None
-    verdict = check_hit(
-        group,
-        parse_cards(" ".join(args.cards), rules.deck),
-        rules,
-        end=args.end,
-        phase_down=not args.not_down,
-    )
+    cards, ends = _hit_cards(args.cards, rules)
+    verdict = check_hit(group, cards, rules, end=args.end, ends=ends, phase_down=not args.not_down)
     status = 0 if verdict.legal else 1
     if args.json:
         _print_json(verdict.to_dict())
     elif verdict.legal:
         print(f"legal: {_group_line(verdict.group)}")
+        print(f"  added: {verdict.description}")
+        if verdict.note:
+            print(f"  note: {verdict.note}")
     else:
         print(f"not legal: {verdict.reason}")
     return status
+
+
+def _hit_cards(tokens: Sequence[str], rules: RuleSet) -> tuple[tuple[Any, ...], list[Any]]:
+    """The cards to hit with and the end named for each: ``W@low`` is a wild for the low end of a run."""
+    from companion.rules.cards import Card
+
+    cards: list[Card] = []
+    ends: list[str | None] = []
+    for token in " ".join(tokens).replace(",", " ").split():
+        text, at, end = token.partition("@")
+        if at and end.lower() not in ("low", "high"):
+            raise BadInput(f"{token!r}: after @ comes the end of the run, low or high (W@low, W@high)")
+        cards.append(Card.parse(text, rules.deck))
+        ends.append(end.lower() if at else None)
+    return tuple(cards), ends
 
 
 # --------------------------------------------------------------------------------------------- score

@@ -14,11 +14,11 @@ from wtforms.validators import InputRequired, NumberRange, Optional
 from companion.rules import RULESETS as REGISTRY
 from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
 from companion.rules.game import (
-    MAX_HAND_CARDS,
     MAX_NAME_LENGTH,
     MAX_PLAYERS,
     MIN_PLAYERS,
     PlayerReport,
+    max_hand_cards,
     round_points,
 )
 
@@ -38,6 +38,7 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
     everyone_advances = BooleanField("Everyone advances every round")
     wrap_runs = BooleanField("Runs may wrap from the top number to 1")
     natural_per_group = BooleanField("Every group needs a numbered card")
+    flushes_share_suit = BooleanField("Playing cards: phase 8's two flushes may be of one suit", default=True)
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)], default="0"
     )
@@ -79,6 +80,11 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
                     "everyone_advances": bool(self.everyone_advances.data),
                     "wrap_runs": bool(self.wrap_runs.data),
                     "natural_per_group": bool(self.natural_per_group.data),
+                    **(
+                        {"flushes_share_suit": bool(self.flushes_share_suit.data)}
+                        if self.rules.data == "playing-cards"
+                        else {}
+                    ),
                 }
             )
         except scorebook.BadInput as exc:
@@ -231,7 +237,8 @@ def round_form(
 
     ``phases`` narrows each player's Masters choice to the phases the engine says are still to do."""
     attrs: dict[str, Any] = {}
-    count = NumberRange(min=0, max=MAX_HAND_CARDS, message=f"from 0 to {MAX_HAND_CARDS} cards")
+    most = max_hand_cards(rules.deck)
+    count = NumberRange(min=0, max=most, message=f"from 0 to {most} cards")
     for i, name in enumerate(names):
         attrs[f"p{i}_down"] = BooleanField("Laid down their phase")
         attrs[f"p{i}_points"] = IntegerField(

@@ -120,9 +120,12 @@ def judge_hit(
     rules: RuleSet,
     *,
     end: Any = None,
+    ends: Any = None,
     phase_down: Any = True,
 ) -> dict[str, Any]:
-    """The hit verdict as ``phase10 hit --json`` prints it, plus the group it went onto."""
+    """The hit verdict as ``phase10 hit --json`` prints it, plus the group it went onto. ``ends`` names, card by
+    card, the end of the run each goes to (``null``, ``"low"`` or ``"high"``), as ``W@low`` does on the command
+    line; ``end`` names it for every wild."""
     group_kind = KINDS.get(kind) if isinstance(kind, str) else None
     if group_kind is None:
         raise CheckError(f'"kind" is the kind of group hit onto: {", ".join(KINDS)}', field="kind")
@@ -130,6 +133,14 @@ def judge_hit(
         end = None
     elif end not in ("low", "high"):
         raise CheckError('"end" is "low" or "high" (the end of the run a wild goes to)', field="end")
+    if ends is not None and (
+        not isinstance(ends, list)
+        or len(ends) != len(cards)
+        or any(e not in (None, "low", "high") for e in ends)
+    ):
+        raise CheckError(
+            '"ends" is a list with one entry per card to add: null, "low" or "high"', field="ends"
+        )
     if not isinstance(phase_down, bool):
         raise CheckError('"phase_down" must be true or false', field="phase_down")
     if not onto:
@@ -145,7 +156,7 @@ def judge_hit(
     except WrongDeckError as exc:
         raise CheckError(str(exc), field="onto") from None
     try:
-        verdict = check_hit(group, cards, rules, end=end, phase_down=phase_down)
+        verdict = check_hit(group, cards, rules, end=end, ends=ends, phase_down=phase_down)
     except WrongDeckError as exc:
         raise CheckError(str(exc), field="cards") from None
     return {**verdict.to_dict(), "onto": group.to_dict()}
@@ -160,7 +171,13 @@ def judge_json(body: Any) -> dict[str, Any]:
         onto = cards_from(body.get("onto", []), rules, "onto")
         cards = cards_from(body.get("cards", []), rules, "cards")
         out = judge_hit(
-            body["kind"], onto, cards, rules, end=body.get("end"), phase_down=body.get("phase_down", True)
+            body["kind"],
+            onto,
+            cards,
+            rules,
+            end=body.get("end"),
+            ends=body.get("ends"),
+            phase_down=body.get("phase_down", True),
         )
         return {**out, "rules": rules.to_dict()}
     phase = phase_from(body.get("phase"), rules)

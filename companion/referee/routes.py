@@ -79,7 +79,10 @@ def _standalone_rules(args: Any) -> RuleSet:
     name = args.get("rules") or "standard"
     if name not in RULESETS:
         name = "standard"
-    return get_ruleset(name, wrap_runs=args.get("wrap") == "1")
+    # Playing cards never wrap (004), whatever the box said before the deck was changed.
+    return get_ruleset(
+        name, wrap_runs=args.get("wrap") == "1" and RULESETS[name].deck.value != "playing-cards"
+    )
 
 
 def _typed_verdict(

@@ -76,6 +76,7 @@ __all__ = [
     "PlayerState",
     "RoundReport",
     "RoundResult",
+    "max_hand_cards",
     "max_hand_points",
     "new_game",
     "play_round",
@@ -90,8 +91,11 @@ MAX_PLAYERS = 6  # 001: "2-6 players"
 MAX_NAME_LENGTH = 40
 # 001 deals ten cards and every turn draws one and discards one, so a hand holds ten cards between turns. The
 # 40th anniversary Skip (001: "the Skip is placed in front of the chosen player, who takes it") can leave an
-# eleventh card with a player when the round ends, so eleven is the most a report may hold.
+# eleventh card with a player when the round ends, so eleven is the most a report may hold. 004 also deals ten
+# ("deal each player 10 cards") but has no Skip to add an eleventh. MAX_HAND_CARDS is the most of any deck;
+# :func:`max_hand_cards` gives a deck's own.
 MAX_HAND_CARDS = 11
+_HAND_CARDS = {Deck.STANDARD: 11, Deck.PLAYING: 10}
 
 GameStatus = Literal["in_progress", "tie_break", "finished"]
 
@@ -204,18 +208,28 @@ def _deck_in_play(deck: Deck, players: int) -> tuple[Card, ...]:
     return standard_deck() if deck is Deck.STANDARD else playing_deck(players)
 
 
+def max_hand_cards(deck: Deck) -> int:
+    """The most cards a hand of this deck can hold when a round ends: 11 with Phase 10 cards (ten dealt and the
+    40th-anniversary Skip, 001), 10 with playing cards (ten dealt and no Skip, 004).
+
+    >>> max_hand_cards(Deck.STANDARD), max_hand_cards(Deck.PLAYING)
+    (11, 10)
+    """
+    return _HAND_CARDS[deck]
+
+
 @lru_cache(maxsize=2)
 def max_hand_points(deck: Deck) -> int:
-    """The most points one hand can score in a round: its :data:`MAX_HAND_CARDS` highest-scoring cards of the
+    """The most points one hand can score in a round: its :func:`max_hand_cards` highest-scoring cards of the
     largest deck in play (six players). Typed totals above it are refused as typing mistakes.
 
     >>> max_hand_points(Deck.STANDARD)  # 8 Wilds and 3 Skips: 8 x 25 + 3 x 15
     245
-    >>> max_hand_points(Deck.PLAYING)  # 12 jokers among three packs for six players (004)
-    275
+    >>> max_hand_points(Deck.PLAYING)  # 10 of the 12 jokers of three packs for six players (004)
+    250
     """
     best = sorted((card_points(c) for c in _deck_in_play(deck, MAX_PLAYERS)), reverse=True)
-    return sum(best[:MAX_HAND_CARDS])
+    return sum(best[: max_hand_cards(deck)])
 
 
 @dataclass(frozen=True)
@@ -298,8 +312,8 @@ def _player_report_from_dict(name: str, entry: object, rules: RuleSet) -> Player
             raw_cards = raw_cards.replace(",", " ").split()
         if not isinstance(raw_cards, list | tuple) or not all(isinstance(t, str) for t in raw_cards):
             raise IllegalReportError(f'{who}\'s cards must be a list of cards such as ["R3", "W"]', name)
-        if len(raw_cards) > MAX_HAND_CARDS:
-            raise IllegalReportError(_too_many_cards(who), name)
+        if len(raw_cards) > max_hand_cards(rules.deck):
+            raise IllegalReportError(_too_many_cards(who, rules.deck), name)
         try:
             cards = parse_cards(raw_cards, rules.deck)
         except InvalidCardError as err:
@@ -310,8 +324,13 @@ def _player_report_from_dict(name: str, entry: object, rules: RuleSet) -> Player
     return PlayerReport(laid_down, points, cards, phase)
 
 
-def _too_many_cards(who: str) -> str:
-    return f"{who} cannot hold more than {MAX_HAND_CARDS} cards at the end of a round (ten dealt, 001)"
+def _too_many_cards(who: str, deck: Deck) -> str:
+    if deck is Deck.PLAYING:
+        return (
+            f'{who} cannot hold more than {max_hand_cards(deck)} cards at the end of a round (004: "deal each'
+            ' player 10 cards"; there is no Skip to add an eleventh)'
+        )
+    return f"{who} cannot hold more than {max_hand_cards(deck)} cards at the end of a round (ten dealt, 001)"
 
 
 def _deck_name(deck: Deck) -> str:
@@ -399,15 +418,15 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
         if points > limit:
             raise IllegalReportError(
                 f"{who}'s {points} points are more than any hand can hold: at most {limit} "
-                f"({MAX_HAND_CARDS} cards of {_deck_name(rules.deck)})",
+                f"({max_hand_cards(rules.deck)} cards of {_deck_name(rules.deck)})",
                 name,
             )
     else:
         assert entry.cards is not None
         if not entry.cards:
             raise IllegalReportError(two_out, name)
-        if len(entry.cards) > MAX_HAND_CARDS:
-            raise IllegalReportError(_too_many_cards(who), name)
+        if len(entry.cards) > max_hand_cards(rules.deck):
+            raise IllegalReportError(_too_many_cards(who, rules.deck), name)
         for card in entry.cards:
             if (
                 not isinstance(card, Card)

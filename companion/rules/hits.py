@@ -1,14 +1,19 @@
 """Hits: adding cards from the hand to a group already on the table.
 
-A set takes its number or a wild; a run takes the next number at either end, inside the numbers of the deck (a
-wild takes the end the player names, or the top end while it has room, else the bottom); a colour or suit group
-takes its colour or suit or a wild (001 "Hitting", 000 "HITTING"). Wilds keep the value they were laid as (000),
-so the group's numbers never shift. A Skip never joins a phase (000, 001), and a player hits only after laying
-down their own phase (001).
+A set takes its number or a wild; a run takes the next numbers at either end, inside the numbers of the
+deck; a colour or suit group takes its colour or suit or a wild (001 "Hitting", 000 "HITTING").
+
+The cards of one hit are judged together, in whatever order makes them fit (000: "a player may add a '2' to a
+player's existing run of '3', '4', '5', '6' - the player may also add a '7', and an '8'"; 001: "A Wild card
+can be added anywhere it fits"): a run 3-6 takes R8 R7 as well as R7 R8. A wild goes to the end the player
+names for it, else to the top while there is room, else to the bottom; when it could have gone elsewhere, the
+verdict says where it went. Wilds keep the value they were laid as (000), so the group's numbers never shift.
+A Skip never joins a phase (000, 001), and a player hits only after laying down their own phase (001). A hit
+is all or nothing.
 
 >>> from companion.rules.cards import parse_cards
 >>> run = make_group(GroupKind.RUN, parse_cards("R9 B10 G11"))
->>> str(check_hit(run, parse_cards("Y8 R12"), get_ruleset()).group)
+>>> str(check_hit(run, parse_cards("R12 Y8"), get_ruleset()).group)
 'Y8 R9 B10 G11 R12'
 >>> check_hit(run, parse_cards("R7"), get_ruleset()).reason
 'the run R9 B10 G11 takes an 8 or a 12, not a 7'
@@ -18,32 +23,73 @@ down their own phase (001).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from .cards import Card
+from .cards import Card, Deck
 from .phases import GroupKind
-from .referee import SKIP_REASON, IllegalPlayError, LaidGroup, make_group, rank_text, require_deck
+from .referee import (
+    SKIP_REASON,
+    IllegalPlayError,
+    LaidGroup,
+    make_group,
+    no_corner_text,
+    rank_text,
+    require_deck,
+)
 from .rulesets import RuleSet, get_ruleset
 
-__all__ = ["End", "HitVerdict", "apply_hit", "check_hit"]
+__all__ = ["End", "HitPlacement", "HitVerdict", "apply_hit", "check_hit"]
 
 End = Literal["low", "high"]
 NOT_DOWN_REASON = "you must lay down your own phase before you can hit"
+TOP_RULE = "a wild with no end named goes to the top"
+_TOP_RULE_CARDS = "with no end named, cards go to the top where they fit"
+
+
+@dataclass(frozen=True, slots=True)
+class HitPlacement:
+    """Where one added card went: ``end``, the end of a run (``None`` for other groups), and ``value``, what
+    it counts as: a number in a set or run (``None`` for a card in a run of wilds only), the colour or suit
+    label in a colour or suit group."""
+
+    card: Card
+    end: End | None
+    value: int | str | None
+
+    def text(self) -> str:
+        """'W as 2 (low end)', 'R7 (high end)', 'W as 4', 'G4'."""
+        word = str(self.card)
+        if self.card.is_wild and self.value is not None:
+            shown = rank_text(self.value, self.card.deck) if isinstance(self.value, int) else self.value
+            word = f"{word} as {shown}"
+        return f"{word} ({self.end} end)" if self.end else word
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"card": str(self.card), "end": self.end, "as": self.value}
 
 
 @dataclass(frozen=True, slots=True)
 class HitVerdict:
     """The answer to a hit: ``legal``, the ``reason`` when not, and ``group``, the group after the hit (the
-    group as it was when the hit is refused)."""
+    group as it was when the hit is refused). ``placed`` says, card by card in the order given, where each
+    added card went (empty when refused); ``note`` says which placement was chosen when the cards also fit
+    another way (a wild that could have gone to either end)."""
 
     legal: bool
     reason: str | None
     group: LaidGroup
+    placed: tuple[HitPlacement, ...] = ()
+    note: str | None = None
 
     def __bool__(self) -> bool:
         return self.legal
+
+    @property
+    def description(self) -> str:
+        """Where the added cards went, in the order given: 'W as 2 (low end), R7 (high end)'."""
+        return ", ".join(p.text() for p in self.placed)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -51,6 +97,8 @@ class HitVerdict:
             "reason": self.reason,
             "group": [str(c) for c in self.group.cards],
             "laid": self.group.to_dict(),
+            "placed": [p.to_dict() for p in self.placed],
+            "note": self.note,
         }
 
 
@@ -60,11 +108,17 @@ def check_hit(
     rules: RuleSet | None = None,
     *,
     end: End | None = None,
+    ends: Sequence[End | None] | Mapping[int, End | None] | None = None,
     phase_down: bool = True,
 ) -> HitVerdict:
-    """Add ``cards``, in order, to ``group``. ``end`` names the end of a run every card goes to (needed only to
-    put a wild at the bottom while the top has room); ``phase_down`` says whether the player's own phase is on
-    the table this round. Bad input (a card of another deck, an unknown end) raises ``ValueError``.
+    """Add ``cards`` to ``group``, all of them or none, in any order that fits.
+
+    ``ends`` names the end of a run a card goes to, card by card: a sequence aligned with ``cards`` (``None``
+    where the player names no end) or a mapping from a card's index to its end. ``end`` names the end for
+    every wild that ``ends`` leaves open. A wild with no end named goes to the top while the top has room.
+    Other groups have no ends, so ends are ignored there. ``phase_down`` says whether the player's own phase
+    is on the table this round. Bad input (a card of another deck, an unknown end, an index out of range)
+    raises ``ValueError``.
 
     >>> from companion.rules.cards import parse_cards
     >>> laid = make_group(GroupKind.RUN, parse_cards("W R4 R5 R6"))  # the wild was laid as the 3
@@ -72,24 +126,34 @@ def check_hit(
     'the run W R4 R5 R6 takes a 2 or a 7, not a 3'
     >>> check_hit(laid, parse_cards("W"), get_ruleset(), end="low").group.values
     (2, 3, 4, 5, 6)
+    >>> v = check_hit(laid, parse_cards("W R7"), get_ruleset())
+    >>> v.description
+    'W as 8 (high end), R7 (high end)'
+    >>> v.note
+    'W as 8 (high end) — a wild with no end named goes to the top; W as 2 (low end) would fit too'
+    >>> check_hit(laid, parse_cards("W R7"), get_ruleset(), ends=["low", None]).description
+    'W as 2 (low end), R7 (high end)'
     >>> check_hit(laid, parse_cards("B7"), get_ruleset(), phase_down=False).reason
     'you must lay down your own phase before you can hit'
     """
     rules = rules or get_ruleset()
-    if end not in (None, "low", "high"):
-        raise ValueError(f"the end of a run is 'low' or 'high', not {end!r}")
     if not cards:
         raise ValueError("name at least one card to hit with")
+    wanted = _card_ends(cards, end, ends)
     require_deck(cards, rules.deck)
     if not phase_down:
         return HitVerdict(False, NOT_DOWN_REASON, group)
+    if any(c.is_skip for c in cards):
+        return HitVerdict(False, SKIP_REASON, group)
+    if group.kind is GroupKind.RUN:
+        return _hit_run(group, tuple(cards), wanted, rules)
     current = group
     for card in cards:
         try:
-            current = _add(current, card, rules, end)
+            current = _add(current, card, rules)
         except IllegalPlayError as exc:
             return HitVerdict(False, exc.reason, group)
-    return HitVerdict(True, None, current)
+    return HitVerdict(True, None, current, _placed_in(current, cards))
 
 
 def apply_hit(
@@ -98,6 +162,7 @@ def apply_hit(
     rules: RuleSet | None = None,
     *,
     end: End | None = None,
+    ends: Sequence[End | None] | Mapping[int, End | None] | None = None,
     phase_down: bool = True,
 ) -> LaidGroup:
     """The group after the hit; raises :class:`~companion.rules.referee.IllegalPlayError` with the reason when
@@ -109,17 +174,59 @@ def apply_hit(
     ...
     companion.rules.referee.IllegalPlayError: a Skip can never be part of a phase
     """
-    verdict = check_hit(group, cards, rules, end=end, phase_down=phase_down)
+    verdict = check_hit(group, cards, rules, end=end, ends=ends, phase_down=phase_down)
     if not verdict.legal:
         raise IllegalPlayError(verdict.reason or "not a legal hit")
     return verdict.group
 
 
-def _add(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidGroup:
-    if card.is_skip:
-        raise IllegalPlayError(SKIP_REASON)
-    if group.kind is GroupKind.RUN:
-        return _add_to_run(group, card, rules, end)
+def _check_end(value: object) -> End | None:
+    if value is None:
+        return None
+    if value == "low":
+        return "low"
+    if value == "high":
+        return "high"
+    raise ValueError(f"the end of a run is 'low' or 'high', not {value!r}")
+
+
+def _card_ends(
+    cards: Sequence[Card],
+    end: End | None,
+    ends: Sequence[End | None] | Mapping[int, End | None] | None,
+) -> tuple[End | None, ...]:
+    """The end named for each card: its own, else ``end`` for a wild."""
+    every_wild = _check_end(end)
+    named: list[End | None] = [None] * len(cards)
+    if isinstance(ends, Mapping):
+        for index, value in ends.items():
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(cards):
+                raise ValueError(
+                    f"an end is named for card {index!r}, but the cards are 0 to {len(cards) - 1}"
+                )
+            named[index] = _check_end(value)
+    elif ends is not None:
+        if isinstance(ends, str) or len(ends) != len(cards):
+            raise ValueError("name one end (or none) for each card hit with")
+        named = [_check_end(value) for value in ends]
+    return tuple(
+        e if e is not None or not c.is_wild else every_wild for c, e in zip(cards, named, strict=True)
+    )
+
+
+def _placed_in(group: LaidGroup, cards: Sequence[Card]) -> tuple[HitPlacement, ...]:
+    """Placements for cards added to a set, colour or suit group: no ends; the group's number, colour or
+    suit."""
+    if group.kind is GroupKind.SET:
+        value: int | str | None = group.number
+    elif group.kind is GroupKind.COLOR:
+        value = group.color.label if group.color else None
+    else:
+        value = group.suit.label if group.suit else None
+    return tuple(HitPlacement(c, None, value) for c in cards)
+
+
+def _add(group: LaidGroup, card: Card, rules: RuleSet) -> LaidGroup:
     deck = rules.deck
     if group.kind is GroupKind.SET:
         if card.is_wild or group.number is None or card.number == group.number:
@@ -138,7 +245,8 @@ def _add(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidG
             return LaidGroup(GroupKind.COLOR, (*group.cards, card), (*group.values, card.number), color=color)
         assert group.color is not None and card.color is not None
         raise IllegalPlayError(
-            f"the {group.color.label} group takes only {group.color.label} cards or wilds; {card} is {card.color.label}"
+            f"the {group.color.label} group takes only {group.color.label} cards or wilds;"
+            f" {card} is {card.color.label}"
         )
     if card.is_wild or group.suit is None or card.suit is group.suit:
         suit = group.suit or card.suit
@@ -149,12 +257,299 @@ def _add(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidG
     )
 
 
+def _article(word: str) -> str:
+    """'an 8', 'an 11', 'an A', 'a 7'."""
+    return f"{'an' if word[0] in '8A' or word == '11' else 'a'} {word}"
+
+
+def _numbers_text(numbers: Sequence[int], deck: Deck) -> str:
+    words = [_article(rank_text(n, deck)) for n in numbers]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _count_words(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _cards_text(cards: Sequence[Card]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+# --------------------------------------------------------------------------------------------- runs
+
+
+@dataclass(frozen=True, slots=True)
+class _RunFit:
+    """One way the added cards fit a run: the run after the hit and where each added card went."""
+
+    preference: tuple[int, ...]
+    group: LaidGroup
+    placed: tuple[HitPlacement, ...]
+
+
+def _hit_run(
+    group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
+) -> HitVerdict:
+    fits = _run_fits(group, cards, wanted, rules)
+    if not fits:
+        return HitVerdict(False, _run_refusal(group, cards, wanted, rules), group)
+    best = fits[0]
+    note = _choice_note(best, fits[1], cards) if len(fits) > 1 else None
+    return HitVerdict(True, None, best.group, best.placed, note)
+
+
+def _run_fits(
+    group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
+) -> list[_RunFit]:
+    """Every placement of all ``cards`` onto the run, the preferred first.
+
+    The run after the hit is a stretch of consecutive numbers: some of the added cards below the laid ones
+    and the rest above, each numbered card on its own number, the wilds on the numbers left over. So a
+    placement is fixed by how many cards go below (``below``) and, for a run of wilds only, the number its
+    first card takes. Fewest cards below is preferred (a wild goes to the top while it has room), then the
+    numbered cards as low as they go, so that spare wilds lie above them.
+    """
+    top = rules.deck.max_rank
+    wrap = rules.wrap_runs
+    laid = len(group.cards)
+    count = len(cards)
+    size = laid + count
+    if size > top:
+        return []
+    numbers = [c.number for c in cards if c.number is not None]
+    if len(set(numbers)) != len(numbers):
+        return []
+    if group.low is None and not numbers:
+        return [_wilds_only_fit(group, cards, wanted)]
+    starts = [group.low] if group.low is not None else list(range(1, top + 1))
+    fits: list[_RunFit] = []
+    for below in range(count + 1):
+        for start in starts:
+            fit = _place_run(group, cards, wanted, start - below, below, top, wrap)
+            if fit is not None:
+                fits.append(fit)
+    fits.sort(key=lambda f: f.preference)
+    # Wilds look alike, so two placements can leave the same cards on the same numbers: that is one outcome.
+    unique: dict[tuple[tuple[Card, ...], tuple[int | None, ...]], _RunFit] = {}
+    for fit in fits:
+        unique.setdefault((fit.group.cards, fit.group.values), fit)
+    return list(unique.values())
+
+
+def _wilds_only_fit(group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...]) -> _RunFit:
+    """Wilds onto a run of wilds only: no number is fixed yet, so they only lengthen it at the ends named."""
+    low = tuple(c for c, e in zip(cards, wanted, strict=True) if e == "low")
+    high = tuple(c for c, e in zip(cards, wanted, strict=True) if e != "low")
+    after = (*low, *group.cards, *high)
+    placed = tuple(
+        HitPlacement(c, "low" if e == "low" else "high", None) for c, e in zip(cards, wanted, strict=True)
+    )
+    return _RunFit((len(low),), replace(group, cards=after, values=tuple(None for _ in after)), placed)
+
+
+def _place_run(
+    group: LaidGroup,
+    cards: tuple[Card, ...],
+    wanted: tuple[End | None, ...],
+    first: int,
+    below: int,
+    top: int,
+    wrap: bool,
+) -> _RunFit | None:
+    """The placement whose lowest number is ``first`` with ``below`` added cards under the laid ones, if the
+    cards fit it."""
+    laid = len(group.cards)
+    size = laid + len(cards)
+    if not wrap and (first < 1 or first + size - 1 > top):
+        return None
+    slots: list[int | None] = [None] * size  # index into ``cards`` of the card at each position
+
+    def side(position: int) -> End:
+        return "low" if position < below else "high"
+
+    for i, card in enumerate(cards):
+        if card.number is None:
+            continue
+        position = (card.number - first) % top if wrap else card.number - first
+        if not 0 <= position < size or below <= position < below + laid:
+            return None
+        if wanted[i] is not None and wanted[i] != side(position):
+            return None
+        slots[position] = i
+    free = {
+        "low": [p for p in range(below - 1, -1, -1) if slots[p] is None],  # from the laid cards outward
+        "high": [p for p in range(below + laid, size) if slots[p] is None],
+    }
+    wild_ends = [(i, wanted[i]) for i, c in enumerate(cards) if c.number is None]
+    for i, named in wild_ends:
+        if named is not None:
+            if not free[named]:
+                return None
+            slots[free[named].pop(0)] = i
+    for i, named in wild_ends:
+        if named is None:
+            # Unnamed wilds, in the order given, take the top first, then the bottom.
+            taken = free["high"] or free["low"]
+            slots[taken.pop(0)] = i
+    values = tuple((first + p - 1) % top + 1 if wrap else first + p for p in range(size))
+    table: list[Card] = []
+    placed: dict[int, HitPlacement] = {}
+    for p in range(size):
+        if below <= p < below + laid:
+            table.append(group.cards[p - below])
+            continue
+        index = slots[p]
+        assert index is not None
+        table.append(cards[index])
+        placed[index] = HitPlacement(cards[index], side(p), values[p])
+    spread = 0
+    for p, index in enumerate(slots):
+        if index is not None and cards[index].number is not None:
+            spread += p
+    after = replace(group, cards=tuple(table), values=values)
+    return _RunFit((below, spread, -first), after, tuple(placed[i] for i in range(len(cards))))
+
+
+def _choice_note(best: _RunFit, other: _RunFit, cards: tuple[Card, ...]) -> str:
+    """Which placement was chosen, and one that would also have fitted."""
+    differ = [i for i in range(len(cards)) if best.placed[i] != other.placed[i]]
+    if not differ:
+        # The added cards stand where they would anyway; only the laid wilds of a run of wilds only move.
+        chosen = ", ".join(p.text() for p in best.placed)
+        return f"{chosen} — {_TOP_RULE_CARDS}; the run's own wilds could also stand for other numbers"
+    rule = TOP_RULE if all(cards[i].is_wild for i in differ) else _TOP_RULE_CARDS
+    chosen = ", ".join(best.placed[i].text() for i in differ)
+    also = ", ".join(other.placed[i].text() for i in differ)
+    return f"{chosen} — {rule}; {also} would fit too"
+
+
+def _run_refusal(
+    group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
+) -> str:
+    """Why no placement fits, in the words of the first rule the cards break."""
+    deck = rules.deck
+    top = deck.max_rank
+    text = str(group)
+    laid = len(group.cards)
+    if laid >= top:
+        return (
+            f"the run {text} already holds every number from {rank_text(1, deck)} to {rank_text(top, deck)}"
+        )
+    if len(cards) == 1:
+        try:
+            _add_to_run(group, cards[0], rules, wanted[0])
+        except IllegalPlayError as exc:
+            return exc.reason
+    seen: dict[int, Card] = {}
+    for card in cards:
+        if card.number is None:
+            continue
+        if card.number in seen:
+            return f"a run cannot hold two {rank_text(card.number, deck)}s ({seen[card.number]} and {card})"
+        seen[card.number] = card
+    if group.low is not None:
+        inside = set(v for v in group.values if v is not None)
+        for i, card in enumerate(cards):
+            if card.number in inside:
+                try:
+                    _add_to_run(group, card, rules, wanted[i])
+                except IllegalPlayError as exc:
+                    return exc.reason
+    if laid + len(cards) > top:
+        return (
+            f"the run {text} can take {_count_words(top - laid, 'more card')} at most"
+            f" (a run holds at most {top} cards); these are {len(cards)}"
+        )
+    room = _room_refusal(group, cards, wanted, rules)
+    if room:
+        return room
+    unnamed = tuple(None for _ in cards)
+    loose = _run_fits(group, cards, unnamed, rules)
+    if loose:
+        where = ", ".join(p.text() for p in loose[0].placed)
+        return f"the run {text} takes {_cards_text(cards)} only as {where}, not at the ends named"
+    gap = _gap_refusal(group, cards, rules)
+    if not rules.wrap_runs and _run_fits(group, cards, unnamed, replace(rules, wrap_runs=True)):
+        return f"{gap} ({no_corner_text(rules.deck)})"
+    return gap
+
+
+def _room_refusal(
+    group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
+) -> str | None:
+    """Cards named for an end of a run that stops short of the deck's first or last number."""
+    if rules.wrap_runs or group.low is None or group.high is None:
+        return None
+    top = rules.deck.max_rank
+    for side in ("low", "high"):
+        naturals = [
+            c
+            for c in cards
+            if c.number is not None and (c.number < group.low if side == "low" else c.number > group.high)
+        ]
+        named = [c for c, e in zip(cards, wanted, strict=True) if e == side and c.number is None]
+        room = group.low - 1 if side == "low" else top - group.high
+        if named and len(naturals) + len(named) > room:
+            by_number = {c.number: c for c in naturals}
+            span = range(1, group.low) if side == "low" else range(group.high + 1, top + 1)
+            end_cards = [by_number.get(n, named[0]) for n in span]
+            shown = (*end_cards, *group.cards) if side == "low" else (*group.cards, *end_cards)
+            return f"the run {_cards_text(shown)} has no room at the {side} end for a wild"
+    return None
+
+
+def _gap_refusal(group: LaidGroup, cards: tuple[Card, ...], rules: RuleSet) -> str:
+    """Numbered cards too far from the run for the wilds given to bridge."""
+    deck = rules.deck
+    top = deck.max_rank
+    text = str(group)
+    naturals = [c for c in cards if c.number is not None]
+    wilds = len(cards) - len(naturals)
+    numbers = {c.number for c in naturals}
+    laid = len(group.cards)
+    best: list[int] | None = None
+    starts = [group.low] if group.low is not None else list(range(1, top + 1))
+    # The shortest stretch that holds the laid run and every numbered card: its other numbers need wilds.
+    for size in range(laid + len(naturals), top + 1):
+        for below in range(size - laid + 1):
+            for start in starts:
+                first = start - below
+                if not rules.wrap_runs and (first < 1 or first + size - 1 > top):
+                    continue
+                values = [(first + p - 1) % top + 1 if rules.wrap_runs else first + p for p in range(size)]
+                outside = [v for p, v in enumerate(values) if not below <= p < below + laid]
+                if numbers <= set(outside):
+                    best = [v for v in outside if v not in numbers]
+                    break
+            if best is not None:
+                break
+        if best is not None:
+            break
+    wild_text = (
+        "there is no wild to stand for"
+        if wilds == 0
+        else f"there {'is' if wilds == 1 else 'are'} only {_count_words(wilds, 'wild')} to stand for"
+    )
+    if best is None:  # pragma: no cover - the earlier checks leave a stretch that holds them
+        return f"the run {text} cannot take {_cards_text(cards)}"
+    them = "it" if len(best) == 1 else "them"
+    if group.low is None:
+        return (
+            f"to take {_cards_text(naturals)}, the run {text} would need"
+            f" {_count_words(len(best), 'more card')} between them; {wild_text} {them}"
+        )
+    return (
+        f"the run {text} would also need {_numbers_text(best, deck)} to take {_cards_text(naturals)};"
+        f" {wild_text} {them}"
+    )
+
+
 def _add_to_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidGroup:
+    """One card onto a run at its next number (``end`` limits it to one end): the words of a one-card
+    refusal."""
     top = rules.deck.max_rank
     deck = rules.deck
     text = str(group)
-    if len(group.cards) >= top:
-        raise IllegalPlayError(f"the run {text} already holds every number from 1 to {top}")
     if group.low is None or group.high is None:
         return _add_to_wild_run(group, card, rules, end)
     low, high = group.low, group.high
@@ -177,11 +572,6 @@ def _add_to_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -
     raise IllegalPlayError(f"the run {text} takes {takes}, not {_article(rank_text(card.number, deck))}")
 
 
-def _article(word: str) -> str:
-    """'an 8', 'an 11', 'an A', 'a 7'."""
-    return f"{'an' if word[0] in '8A' or word == '11' else 'a'} {word}"
-
-
 def _extend(group: LaidGroup, card: Card, side: End, value: int) -> LaidGroup:
     if side == "high":
         return replace(group, cards=(*group.cards, card), values=(*group.values, value))
@@ -191,10 +581,9 @@ def _extend(group: LaidGroup, card: Card, side: End, value: int) -> LaidGroup:
 def _add_to_wild_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -> LaidGroup:
     """A run laid as wilds only has no numbers yet; the first numbered card hit onto it fixes them."""
     side: End = end or "high"
-    if card.is_wild:
-        cards = (*group.cards, card) if side == "high" else (card, *group.cards)
-        return replace(group, cards=cards, values=tuple(None for _ in cards))
     cards = (*group.cards, card) if side == "high" else (card, *group.cards)
+    if card.is_wild:
+        return replace(group, cards=cards, values=tuple(None for _ in cards))
     try:
         return make_group(GroupKind.RUN, cards, rules)
     except IllegalPlayError:

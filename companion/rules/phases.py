@@ -14,6 +14,7 @@ import enum
 from dataclasses import dataclass
 
 __all__ = [
+    "DISTINCT_FLUSHES",
     "PHASE_LISTS",
     "PLAYING_CARD_PHASES",
     "STANDARD_PHASES",
@@ -108,4 +109,15 @@ PLAYING_CARD_PHASES: dict[int, Phase] = {
     )
 }
 
-PHASE_LISTS: dict[str, dict[int, Phase]] = {"standard": STANDARD_PHASES, "playing-cards": PLAYING_CARD_PHASES}
+# The playing-card phases for groups that want phase 8's two flushes in two suits (rule set option
+# ``flushes_share_suit`` off); 004 asks for "another" suit only in phases 9 and 10.
+DISTINCT_FLUSHES = "playing-cards/distinct-flushes"
+_FLUSHES_OF_TWO_SUITS = _phase(
+    8, "two four-card flushes of different suits", (U, 4), (U, 4), distinct_suits=True
+)
+
+PHASE_LISTS: dict[str, dict[int, Phase]] = {
+    "standard": STANDARD_PHASES,
+    "playing-cards": PLAYING_CARD_PHASES,
+    DISTINCT_FLUSHES: {**PLAYING_CARD_PHASES, 8: _FLUSHES_OF_TWO_SUITS},
+}

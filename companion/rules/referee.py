@@ -48,10 +48,12 @@ __all__ = [
     "group_key",
     "is_valid_phase",
     "make_group",
+    "no_corner_text",
     "rank_text",
     "require_deck",
     "resolve_phase",
     "run_span",
+    "run_text",
 ]
 
 SKIP_REASON = "a Skip can never be part of a phase"
@@ -215,6 +217,20 @@ def rank_text(number: int, deck: Deck) -> str:
     return str(number)
 
 
+def run_text(low: int, high: int, deck: Deck) -> str:
+    """How the numbers of a run read: '3-6', and with ranks for playing cards, '10-K', 'A-5'.
+
+    >>> run_text(3, 6, Deck.STANDARD), run_text(10, 13, Deck.PLAYING), run_text(1, 5, Deck.PLAYING)
+    ('3-6', '10-K', 'A-5')
+    """
+    return f"{rank_text(low, deck)}-{rank_text(high, deck)}"
+
+
+def no_corner_text(deck: Deck) -> str:
+    """Why a run does not turn the corner from the last number to the first, for this deck (001, 004)."""
+    return _NO_CORNER[deck]
+
+
 def _join(words: Sequence[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
@@ -345,11 +361,28 @@ def _make_run(cards: tuple[Card, ...], rules: RuleSet) -> LaidGroup:
         return LaidGroup(RUN, cards, tuple((start + i - 1) % top + 1 for i in range(len(cards))))
     bad = [start + i for i in range(len(cards)) if not 1 <= start + i <= top]
     if bad:
-        raise InvalidGroupError(
-            f"the run {_cards_text(cards)} would need {'a wild' if len(bad) == 1 else 'wilds'} to stand for"
-            f" {_join([str(b) for b in bad])}; runs go from 1 to {top} and do not wrap around"
-        )
+        raise InvalidGroupError(_beyond_reason(_cards_text(cards), bad, deck))
     return LaidGroup(RUN, cards, tuple(start + i for i in range(len(cards))))
+
+
+def _beyond_reason(text: str, bad: Sequence[int], deck: Deck) -> str:
+    """A run typed so that its wilds would stand below the first number or above the last."""
+    top = deck.max_rank
+    if deck is Deck.PLAYING:
+        # Playing cards have no card 0 or 14 to name, so say where the wilds would fall instead.
+        below = sum(b < 1 for b in bad)
+        sides = [
+            f"{'a wild' if n == 1 else f'{n} wilds'} {where}"
+            for n, where in ((below, "below the ace"), (len(bad) - below, "above the king"))
+            if n
+        ]
+        return (
+            f"the run {text} would need {' and '.join(sides)}; runs go from A to K, and the ace is always low"
+        )
+    return (
+        f"the run {text} would need {'a wild' if len(bad) == 1 else 'wilds'} to stand for"
+        f" {_join([str(b) for b in bad])}; runs go from 1 to {top} and do not wrap around"
+    )
 
 
 def _run_order_reason(text: str, previous: tuple[int, int], current: tuple[int, int], deck: Deck) -> str:

@@ -9,6 +9,8 @@ True
 Traceback (most recent call last):
 ...
 companion.rules.rulesets.UnknownRuleSetError: unknown rule set 'poker': choose standard, masters or playing-cards
+>>> get_ruleset("playing-cards", flushes_share_suit=False).phase(8).description
+'two four-card flushes of different suits'
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .cards import Deck
-from .phases import PHASE_LISTS, Phase
+from .phases import DISTINCT_FLUSHES, PHASE_LISTS, Phase
 
 __all__ = [
     "RULESETS",
@@ -45,9 +47,16 @@ class RuleSet:
     * ``everyone_advances`` (001 house rule, Mattel variation): every player moves up a phase each round; the game
       ends after ``last_phase`` rounds and the lowest total wins.
     * ``last_phase`` (001 house rule "fewer phases"): the phase that ends the game, 1-10.
-    * ``wrap_runs`` (001: not allowed by default): a run may turn the corner from the top number to 1.
+    * ``wrap_runs`` (001: not allowed by default): a run may turn the corner from 12 to 1. Phase 10 cards only:
+      with playing cards the ace is always low and there is no run Q-K-A (004), so the option is refused there.
     * ``natural_per_group``: stricter than 001's "at least one numbered card in the phase": every group of a phase
       needs a numbered card.
+    * ``flushes_share_suit`` (playing cards only): the two four-card flushes of phase 8 may be of one suit. 004
+      lists phase 8 as "2 Four Card Flushes" and asks for a second suit only in phases 9 and 10 ("5 Cards of 1
+      Suit + 3 of Another"); its example ("4,5,6,9 Hearts and 2,6,10,J Spades") shows one way to make it, not a
+      rule. Players read two flushes like two sets, which 004 lets share a number ("I have 6 cards all the same
+      number, can I use them as my 2 sets of three? A: Yes."), so one suit for both is allowed unless the group
+      turns this off.
     """
 
     name: str
@@ -59,6 +68,7 @@ class RuleSet:
     last_phase: int = 10
     wrap_runs: bool = False
     natural_per_group: bool = False
+    flushes_share_suit: bool = True
     source: str = field(default="001", compare=False)
 
     @property
@@ -77,12 +87,17 @@ class RuleSet:
             ) from None
 
     def options(self) -> dict[str, bool | int]:
-        return {
+        """The options in play; ``flushes_share_suit`` only for the playing-card deck, the only one with
+        flushes."""
+        out: dict[str, bool | int] = {
             "everyone_advances": self.everyone_advances,
             "last_phase": self.last_phase,
             "wrap_runs": self.wrap_runs,
             "natural_per_group": self.natural_per_group,
         }
+        if self.deck is Deck.PLAYING:
+            out["flushes_share_suit"] = self.flushes_share_suit
+        return out
 
     def to_dict(self) -> dict[str, str | bool | int]:
         return {"name": self.name, **self.options()}
@@ -109,6 +124,15 @@ def ruleset_names() -> tuple[str, ...]:
     return tuple(RULESETS)
 
 
+# 004: "Ace is always low" and, in its questions, "So I can't have a run Queen, King, Ace?" - "That's basically
+# what I just said."
+NO_WRAP_WITH_PLAYING_CARDS = (
+    'runs do not wrap around in the playing-card game: "Ace is always low", so there is no run'
+    " Queen, King, Ace (004)"
+)
+FLUSHES_NEED_PLAYING_CARDS = "flushes are a phase of the playing-card game only; Phase 10 cards have no suits"
+
+
 def get_ruleset(
     name: str = "standard",
     *,
@@ -116,9 +140,16 @@ def get_ruleset(
     last_phase: int = 10,
     wrap_runs: bool = False,
     natural_per_group: bool = False,
+    flushes_share_suit: bool = True,
 ) -> RuleSet:
     """The named rule set with options applied; raises :class:`UnknownRuleSetError` or
-    :class:`InvalidOptionError` with a message a player can read."""
+    :class:`InvalidOptionError` with a message a player can read.
+
+    >>> get_ruleset("playing-cards", wrap_runs=True)
+    Traceback (most recent call last):
+    ...
+    companion.rules.rulesets.InvalidOptionError: runs do not wrap around in the playing-card game: "Ace is always low", so there is no run Queen, King, Ace (004)
+    """
     try:
         base = RULESETS[name]
     except KeyError:
@@ -131,10 +162,19 @@ def get_ruleset(
         raise InvalidOptionError(
             "'everyone advances' does not combine with Masters, where players choose phases"
         )
+    if base.deck is Deck.PLAYING and wrap_runs:
+        raise InvalidOptionError(NO_WRAP_WITH_PLAYING_CARDS)
+    if base.deck is not Deck.PLAYING and not flushes_share_suit:
+        raise InvalidOptionError(FLUSHES_NEED_PLAYING_CARDS)
+    phase_list = base.phase_list
+    if base.deck is Deck.PLAYING and not flushes_share_suit:
+        phase_list = DISTINCT_FLUSHES
     return replace(
         base,
+        phase_list=phase_list,
         everyone_advances=bool(everyone_advances),
         last_phase=last_phase,
         wrap_runs=bool(wrap_runs),
         natural_per_group=bool(natural_per_group),
+        flushes_share_suit=bool(flushes_share_suit),
     )

@@ -85,6 +85,15 @@ def test_check_rule_options(capsys):
             "--onto is not a run: the run R3 R5 R6 has a gap at 4",
         ),
         (["score", "JK"], "'JK' is not a card"),
+        (
+            ["hit", "--kind", "run", "--onto", "G3 G4 G5", "W@top"],
+            "after @ comes the end of the run, low or high",
+        ),
+        (["hit", "--kind", "run", "--onto", "G3 G4 G5", "X@low"], "'X' is not a card"),
+        (
+            ["hit", "--rules", "playing-cards", "--wrap-runs", "--kind", "run", "--onto", "JS QS KS", "AH"],
+            '"Ace is always low", so there is no run Queen, King, Ace (004)',
+        ),
         (["advise", "--phase", "0", "R1"], "there is no phase 0"),
     ],
 )
@@ -122,7 +131,9 @@ def test_emit_check_prints_like_check_and_merges_extra(capsys):
 
 def test_hit_legal_and_not_legal(capsys):
     status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "R9 B10 G11", "Y8", "R12")
-    assert status == 0 and out == "legal: run 8-12: Y8 R9 B10 G11 R12\n"
+    assert (
+        status == 0 and out == "legal: run 8-12: Y8 R9 B10 G11 R12\n  added: Y8 (low end), R12 (high end)\n"
+    )
     status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "R9 B10 G11", "R7")
     assert status == 1 and out == "not legal: the run R9 B10 G11 takes an 8 or a 12, not a 7\n"
     status, out, _ = run(capsys, "hit", "--json", "--kind", "set", "--onto", "R12 B12 G12", "Y8")
@@ -132,6 +143,59 @@ def test_hit_legal_and_not_legal(capsys):
     assert status == 0 and json.loads(out)["group"] == ["W", "W", "R4", "R5"]
     status, out, _ = run(capsys, "hit", "--not-down", "--kind", "set", "--onto", "R4 B4 G4", "Y4")
     assert status == 1 and "lay down your own phase" in out
+
+
+def test_000_hit_takes_the_cards_in_any_order_and_says_where_each_went(capsys):
+    # 000: "A player may add a '2' to a player's existing run of '3', '4', '5', '6' - the player may also add a
+    # '7', and an '8'": typed 8 before 7, the hit is still legal.
+    status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "G3 G4 G5 G6", "R8", "R7")
+    assert status == 0
+    assert out.splitlines() == ["legal: run 3-8: G3 G4 G5 G6 R7 R8", "  added: R8 (high end), R7 (high end)"]
+
+
+def test_001_hit_a_wild_goes_on_top_unless_its_own_end_is_named(capsys):
+    # 001: "A Wild card can be added anywhere it fits." Unnamed it goes to the top, and the answer says so.
+    status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "G3 G4 G5 G6", "W", "R7")
+    assert status == 0
+    assert out.splitlines() == [
+        "legal: run 3-8: G3 G4 G5 G6 R7 W (W as 8)",
+        "  added: W as 8 (high end), R7 (high end)",
+        "  note: W as 8 (high end) — a wild with no end named goes to the top; W as 2 (low end) would fit too",
+    ]
+    status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "G3 G4 G5 G6", "w@LOW", "R7")
+    assert status == 0
+    assert out.splitlines() == [
+        "legal: run 2-7: W G3 G4 G5 G6 R7 (W as 2)",
+        "  added: W as 2 (low end), R7 (high end)",
+    ]
+    # --end names the end of every wild; a card's own end comes first.
+    status, out, _ = run(
+        capsys, "hit", "--end", "low", "--kind", "run", "--onto", "G3 G4 G5 G6", "W", "W@high"
+    )
+    assert out.splitlines()[1] == "  added: W as 2 (low end), W as 7 (high end)"
+    status, out, _ = run(capsys, "hit", "--json", "--kind", "run", "--onto", "G3 G4 G5 G6", "W@low R7")
+    data = json.loads(out)
+    assert status == 0 and data["note"] is None
+    assert data["placed"] == [{"card": "W", "end": "low", "as": 2}, {"card": "R7", "end": "high", "as": 7}]
+    status, out, _ = run(capsys, "hit", "--kind", "run", "--onto", "R1 R2 R3", "W@low")
+    assert status == 1 and out == "not legal: the run R1 R2 R3 has no room at the low end for a wild\n"
+
+
+def test_004_runs_of_playing_cards_print_with_ranks(capsys):
+    # 004: A = 1 and J, Q, K above the 10; "Ace is always low".
+    status, out, _ = run(capsys, "check", "--rules", "playing-cards", "--phase", "4", "9S 10S JK QS KS JH")
+    assert status == 0 and out.splitlines()[1] == "  run 8-K: JK 9S 10S JH QS KS (JK as 8)"
+    status, out, _ = run(
+        capsys, "hit", "--rules", "playing-cards", "--kind", "run", "--onto", "2S 3H 4D", "AC", "JK"
+    )
+    assert status == 0 and out.splitlines()[:2] == [
+        "legal: run A-5: AC 2S 3H 4D JK (JK as 5)",
+        "  added: AC (low end), JK as 5 (high end)",
+    ]
+    status, out, _ = run(
+        capsys, "hit", "--rules", "playing-cards", "--kind", "run", "--onto", "JS QH", "JK@high"
+    )
+    assert out.splitlines()[0] == "legal: run J-K: JS QH JK (JK as K)"
 
 
 def test_score_adds_the_points_left_in_hand(capsys):

@@ -22,7 +22,8 @@ from companion.rules.game import (
     replay,
     round_points,
 )
-from companion.rules.rulesets import get_ruleset
+from companion.rules.referee import check_phase
+from companion.rules.rulesets import InvalidOptionError, get_ruleset
 
 STANDARD = get_ruleset("standard")
 FOUR = ["Ana", "Ben", "Cy", "Dee"]
@@ -313,6 +314,44 @@ def test_004_a_standard_card_is_refused_in_a_playing_card_game_and_the_reverse()
     skip = report("Bob", Bob=out(), Jack=PlayerReport(False, cards=parse_cards("S")))
     with pytest.raises(IllegalReportError, match="S is not a card of a deck of playing cards"):
         play_round(new_game(["Bob", "Jack"], PLAYING), skip)
+
+
+def test_004_runs_never_wrap_with_playing_cards() -> None:
+    # 004: "Ace is always low" ... "So I can't have a run Queen, King, Ace?" "That's basically what I just said."
+    # Turning the corner is a house rule of the Phase 10 deck (001), not an option of this game.
+    with pytest.raises(InvalidOptionError) as err:
+        get_ruleset("playing-cards", wrap_runs=True)
+    assert str(err.value) == (
+        'runs do not wrap around in the playing-card game: "Ace is always low", so there is no run Queen, King,'
+        " Ace (004)"
+    )
+    assert get_ruleset("standard", wrap_runs=True).wrap_runs
+    corner = check_phase(parse_cards("JS QH KD AC 2S 3H", PLAYING.deck), 4, PLAYING)
+    assert not corner.valid and corner.reason.endswith(
+        "the ace is always low, so a run cannot go on from the king to the ace"
+    )
+
+
+def test_004_two_flushes_may_share_a_suit_unless_the_group_plays_them_in_two_suits() -> None:
+    # 004: phase 8 is "2 Four Card Flushes (Example is 4,5,6,9 Hearts and 2,6,10,J Spades)"; only phases 9 and
+    # 10 ask for "another" suit, and 004 lets two sets share a number ("I have 6 cards all the same number, can I
+    # use them as my 2 sets of three? A: Yes."), so by default two flushes may be of one suit.
+    hearts = parse_cards("2H 4H 5H 6H 8H 9H JH KH", PLAYING.deck)
+    two_suits = parse_cards("4H 5H 6H 9H 2S 6S 10S JS", PLAYING.deck)
+    assert PLAYING.flushes_share_suit and check_phase(hearts, 8, PLAYING).valid
+    assert check_phase([hearts[:4], hearts[4:]], 8, PLAYING).valid
+    strict = get_ruleset("playing-cards", flushes_share_suit=False)
+    assert strict.phase(8).description == "two four-card flushes of different suits"
+    assert check_phase(two_suits, 8, strict).valid
+    assert not check_phase(hearts, 8, strict).valid
+    assert check_phase([hearts[:4], hearts[4:]], 8, strict).reason == (
+        "two four-card flushes of different suits: both groups are hearts; they must be of different suits"
+    )
+    assert strict.phase(9) == PLAYING.phase(9)
+    assert PLAYING.to_dict()["flushes_share_suit"] is True and strict.to_dict()["flushes_share_suit"] is False
+    assert "flushes_share_suit" not in STANDARD.to_dict()
+    with pytest.raises(InvalidOptionError, match="Phase 10 cards have no suits"):
+        get_ruleset("standard", flushes_share_suit=False)
 
 
 def test_004_placements_go_by_phase_completed_then_by_score() -> None:

@@ -17,6 +17,7 @@ from companion.rules.game import (
     IllegalReportError,
     PlayerReport,
     RoundReport,
+    max_hand_cards,
     max_hand_points,
     new_game,
     play_round,
@@ -164,9 +165,88 @@ def test_004_more_packs_for_more_players_allow_more_copies() -> None:
     six = new_game(["A", "B", "C", "D", "E", "F"], PLAYING)
     entries: dict[str, object] = {n: {"laid_down": False, "points": 50} for n in "BCDEF"}
     entries["A"] = {"laid_down": True}
-    entries["B"] = {"laid_down": False, "cards": ["JK"] * 11}
+    entries["B"] = {"laid_down": False, "cards": ["JK"] * 10}
+    entries["C"] = {"laid_down": False, "cards": ["JK"] * 2}
     played = play_round(six, RoundReport.from_dict({"went_out": "A", "players": entries}, PLAYING))
-    assert played.player("B").total == 275
+    assert played.player("B").total == 250 and played.player("C").total == 50
+    entries["D"] = {"laid_down": False, "cards": ["JK"]}
+    assert "13 cards JK are reported in hands" in refused(six, {"went_out": "A", "players": entries}).reason
+
+
+@pytest.mark.parametrize(
+    ("players", "jokers", "aces"), [(2, 4, 2), (3, 8, 4), (4, 8, 4), (5, 12, 6), (6, 12, 6)]
+)
+def test_004_a_card_has_as_many_copies_as_the_packs_for_the_number_of_players(
+    players: int, jokers: int, aces: int
+) -> None:
+    # 004: "For every 2 players you will need: 2 Standard 52 card decks + 4 jokers. So for 4 players you need: 4
+    # Standard decks + 8 jokers": a lot per two players, a whole lot more for an odd player out.
+    names = [f"P{i}" for i in range(players)]
+    game = new_game(names, PLAYING)
+
+    def hands(card: str, count: int) -> dict[str, object]:
+        entries: dict[str, object] = {n: {"laid_down": False, "points": 5} for n in names}
+        entries["P0"] = {"laid_down": True}
+        for i in range(count):
+            seat = names[1 + i % (players - 1)]
+            entry = entries[seat]
+            assert isinstance(entry, dict)
+            entries[seat] = {"laid_down": False, "cards": [*entry.get("cards", []), card]}
+        return {"went_out": "P0", "players": entries}
+
+    for card, copies in (("JK", jokers), ("AS", aces)):
+        assert play_round(game, RoundReport.from_dict(hands(card, copies), PLAYING)).round_number == 2
+        err = refused(game, hands(card, copies + 1))
+        assert f"{copies + 1} cards {card} are reported" in err.reason and f"has only {copies}" in err.reason
+
+
+def test_004_a_playing_card_hand_holds_at_most_10_cards() -> None:
+    # 004: "deal each player 10 cards"; there is no Skip card to hand a player an eleventh (001's 40th
+    # anniversary Skip belongs to the Phase 10 deck), so ten is the most a hand can hold at the end of a round.
+    game = new_game(["Bob", "Jack"], PLAYING)
+    ten = ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H"]
+    body10 = {
+        "went_out": "Bob",
+        "players": {"Bob": {"laid_down": True}, "Jack": {"laid_down": False, "cards": ten}},
+    }
+    assert play_round(game, RoundReport.from_dict(body10, PLAYING)).player("Jack").total == 55
+    body11 = copy.deepcopy(body10)
+    body11["players"]["Jack"]["cards"] = [*ten, "JH"]
+    err = refused(game, body11)
+    assert err.player == "Jack" and err.reason == (
+        'Jack cannot hold more than 10 cards at the end of a round (004: "deal each player 10 cards"; there is no'
+        " Skip to add an eleventh)"
+    )
+    with pytest.raises(IllegalReportError, match="more than 10 cards"):
+        play_round(
+            game,
+            RoundReport(
+                "Bob",
+                {
+                    "Bob": PlayerReport(True),
+                    "Jack": PlayerReport(False, cards=parse_cards([*ten, "JH"], PLAYING.deck)),
+                },
+            ),
+        )
+    assert max_hand_cards(PLAYING.deck) == 10 and max_hand_cards(STANDARD.deck) == 11
+
+
+def test_004_typed_points_are_capped_at_what_10_playing_cards_can_score() -> None:
+    # 004: "Jokers = 25 Points"; six players play with three lots of 4 jokers, and a hand holds 10 cards.
+    assert max_hand_points(PLAYING.deck) == 250
+    game = new_game(["Bob", "Jack"], PLAYING)
+
+    def typed(points: int) -> dict[str, object]:
+        return {
+            "went_out": "Bob",
+            "players": {"Bob": {"laid_down": True}, "Jack": {"laid_down": False, "points": points}},
+        }
+
+    assert play_round(game, RoundReport.from_dict(typed(250), PLAYING)).player("Jack").total == 250
+    err = refused(game, typed(255))
+    assert err.reason == (
+        "Jack's 255 points are more than any hand can hold: at most 250 (10 cards of a deck of playing cards)"
+    )
 
 
 def test_unknown_and_missing_players_are_refused(game: GameState) -> None:
