@@ -14,7 +14,11 @@
   function update(entry) {
     var sum = 0;
     entry.querySelectorAll(".counter").forEach(function (c) {
-      sum += count(c.querySelector("input")) * parseInt(c.getAttribute("data-points"), 10);
+      var n = count(c.querySelector("input"));
+      sum += n * parseInt(c.getAttribute("data-points"), 10);
+      var shown = c.querySelector("[data-count]");
+      if (shown) shown.textContent = String(n);
+      c.classList.toggle("has", n > 0);
     });
     var typed = entry.querySelector(".typed input");
     var out = entry.querySelector("[data-sum]");
@@ -23,6 +27,19 @@
     } else {
       out.textContent = String(sum);
     }
+    summary();
+  }
+  // The sticky bar sums up the round as it is tapped: each player's points, ★ for who went out.
+  function summary() {
+    var box = document.getElementById("round-summary");
+    if (!box) return;
+    var parts = [];
+    document.querySelectorAll("[data-entry]").forEach(function (entry) {
+      var name = entry.querySelector("legend").textContent;
+      var radio = entry.querySelector('input[name="went_out"]');
+      parts.push(name + " " + (radio && radio.checked ? "★" : entry.querySelector("[data-sum]").textContent));
+    });
+    box.textContent = parts.join(" · ");
   }
   function markOut() {
     document.querySelectorAll("[data-entry]").forEach(function (entry) {
@@ -52,7 +69,7 @@
     update(entry);
   });
   document.querySelectorAll('input[name="went_out"]').forEach(function (r) {
-    r.addEventListener("change", markOut);
+    r.addEventListener("change", function () { markOut(); summary(); });
   });
   markOut();
 })();

@@ -265,6 +265,7 @@ def _round_page(
     editing: bool,
     outcome: Any = None,
     status: int = 200,
+    confirm_end: str | None = None,
 ) -> tuple[str, int]:
     return (
         render_template(
@@ -278,6 +279,7 @@ def _round_page(
             editing=editing,
             outcome=outcome,
             buckets=buckets(scorebook.ruleset_of(loaded.game).deck),
+            confirm_end=confirm_end,
         ),
         status,
     )
@@ -336,6 +338,15 @@ def enter_round(game_id: str) -> Any:
             _refusal(form, exc)
             return _round_page(loaded, form, number, False, status=400)
         return _round_page(loaded, form, number, False, outcome=outcome)
+    if "confirm_end" not in request.form:
+        # A round that ends the game is saved only once the scorer has seen who wins.
+        try:
+            outcome = scorebook.preview_round(loaded, report)
+        except scorebook.ScorebookError as exc:
+            _refusal(form, exc)
+            return _round_page(loaded, form, number, False, status=400)
+        if outcome[1].status == "finished":
+            return _round_page(loaded, form, number, False, outcome=outcome, confirm_end=outcome[1].winner)
     try:
         scorebook.add_round(game_id, report, who("page"), idempotency_key=form.token())
     except scorebook.AlreadySaved as exc:

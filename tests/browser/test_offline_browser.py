@@ -51,6 +51,8 @@ def new_game(browser, base: str, size=(390, 844)):
 
 
 def fill_round(page) -> None:
+    # The form's scripts (deferred) must be running before Save, or the browser would post the form itself.
+    page.wait_for_load_state("domcontentloaded")
     score_keeper.entry(page, "Ana").locator("input[name='went_out']").check()
     score_keeper.tap(page, "Ben", "1–9", 2)
     score_keeper.tap(page, "Ben", "Wild", 1)

@@ -149,6 +149,10 @@ def test_a_short_game_from_start_to_winner_with_a_live_share_page(base_url, brow
     entry(page, "Ana").locator("input[name='went_out']").check()
     tap(page, "Ben", "10–12", 1)
     page.click("button[name='save']")
+    # A round that ends the game is confirmed first, naming the winner.
+    page.wait_for_selector("text=Ana wins the game with this round")
+    shot(page, "07a-confirm-end")
+    page.click("button[name='save']")
     page.wait_for_selector("text=Ana wins!")
     shot(page, "07-end-of-game")
     follower.locator("h1", has_text="Ana wins!").wait_for(timeout=15000)

@@ -331,7 +331,12 @@ def test_tie_break_round_offers_only_the_tied_players(client, api_game):
         and "<legend>Cy</legend>" not in form
     )
     data = _round_form_data(3, "Ana", {0: {"down": True}, 1: {"points": 5}})
-    assert client.post(f"/games/{game.id}/round", data={**data, "save": "1"}).status_code == 302
+    # A round that ends the game asks first, naming the winner; nothing is saved until the scorer confirms.
+    asked = client.post(f"/games/{game.id}/round", data={**data, "save": "1"})
+    assert asked.status_code == 200 and "Ana wins the game with this round" in asked.get_data(as_text=True)
+    assert "Ana wins!" not in client.get(f"/games/{game.id}").get_data(as_text=True)
+    confirmed = client.post(f"/games/{game.id}/round", data={**data, "save": "1", "confirm_end": "1"})
+    assert confirmed.status_code == 302
     assert "Ana wins!" in client.get(f"/games/{game.id}").get_data(as_text=True)
 
 
