@@ -148,11 +148,19 @@ def run_check(args: argparse.Namespace) -> int:
         if args.cards:
             raise BadInput("give either --photo or cards, not both")
         try:
-            from companion.cli.vision import run_check_photo
+            from companion.cli.vision import photo_lay_down
         except ModuleNotFoundError:
             print(VISION_MISSING, file=sys.stderr)
             return 2
-        return int(run_check_photo(args))
+        read = photo_lay_down(args)
+        if isinstance(read, int):
+            return read
+        groups, extra = read
+        try:
+            return emit_check(groups, args, extra=extra)
+        except ValueError as exc:  # a phase the rule set does not have
+            print(f"phase10: {exc}", file=sys.stderr)
+            return 2
     if not args.cards:
         raise BadInput("give the cards laid down, for example: R7 B7 G7 '|' G3 Y4 W B6")
     from companion.rules.cards import parse_cards, parse_groups

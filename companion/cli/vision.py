@@ -146,8 +146,10 @@ def run_detect(args: argparse.Namespace) -> int:
     return status
 
 
-def run_check_photo(args: argparse.Namespace) -> int:
-    """``phase10 check --photo PHOTO``: read the photo, then judge the groups like ``check`` does."""
+def photo_lay_down(args: argparse.Namespace) -> tuple[Any, dict[str, Any]] | int:
+    """``phase10 check --photo PHOTO``: the groups read from the photo and the fields the JSON answer gains
+    (``file``, ``cards``), for ``check`` to judge as it judges typed cards; or the exit status of a photo that
+    cannot be read, its message already printed."""
     try:
         from vision.reader import BadImageError, read_photo
     except ImportError as exc:
@@ -160,15 +162,9 @@ def run_check_photo(args: argparse.Namespace) -> int:
         return _err(f"{args.photo}: {exc}")
     if not reading.groups:
         return _err(f"{args.photo}: no cards found in the photo")
-    from companion.cli.rules import emit_check  # type: ignore[attr-defined]
-
-    extra = {"file": str(args.photo), "cards": reading.to_dict()["cards"]}
     if not getattr(args, "json", False):
         print(f"{args.photo}: " + " | ".join(" ".join(str(c) for c in g) for g in reading.groups))
-    try:
-        return int(emit_check(reading.groups, args, extra=extra))
-    except ValueError as exc:  # a phase the rule set does not have
-        return _err(str(exc))
+    return reading.groups, {"file": str(args.photo), "cards": reading.to_dict()["cards"]}
 
 
 def run_train(args: argparse.Namespace) -> int:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .cards import Card, Color, Deck, Suit
+from .grouping import group_key, resolve_phase
 from .phases import GroupKind, Phase, Requirement
-from .referee import group_key, resolve_phase
 from .rulesets import RuleSet, get_ruleset
 
 __all__ = ["Advice", "GroupAdvice", "advise"]

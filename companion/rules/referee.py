@@ -33,9 +33,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from .advisor import advise
 from .cards import Card, Color, Deck, Suit
 from .fastphase import decide
-from .phases import PHASE_LISTS, GroupKind, Phase, Requirement
+from .grouping import group_key, resolve_phase
+from .phases import GroupKind, Phase, Requirement
 from .rulesets import RuleSet, get_ruleset
 
 __all__ = [
@@ -245,15 +247,6 @@ def _count_words(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def group_key(kind: GroupKind, card: Card) -> Any:
-    """What a group of this kind compares between its numbered cards: number, colour or suit."""
-    if kind is SET or kind is RUN:
-        return card.number
-    if kind is COLOR:
-        return card.color
-    return card.suit
-
-
 def _counted_keys(kind: GroupKind, naturals: Sequence[Card], deck: Deck) -> str:
     """'6 red and 1 blue' for colours and suits, '5, 7 and 9' for numbers."""
     counts: dict[Any, int] = {}
@@ -409,19 +402,6 @@ def _run_order_reason(text: str, previous: tuple[int, int], current: tuple[int, 
 
 
 # --------------------------------------------------------------------------------------------- phases
-
-
-def resolve_phase(phase: Phase | int, rules: RuleSet) -> Phase:
-    """A :class:`Phase` as given, or the phase with that number in ``rules`` (``ValueError`` if none)."""
-    if isinstance(phase, Phase):
-        return phase
-    if isinstance(phase, bool) or not isinstance(phase, int):
-        raise ValueError("a phase is a Phase or a phase number")
-    if phase <= rules.last_phase:
-        found = PHASE_LISTS[rules.phase_list].get(phase)
-        if found is not None:
-            return found
-    return rules.phase(phase)
 
 
 def check_phase(
@@ -801,7 +781,6 @@ def _explain(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> 
             return f"{phase.description} needs two different suits; the numbered cards are all {only.label}"
     if rules.natural_per_group and len(naturals) < len(reqs):
         return f"with one numbered card per group, {phase.description} needs {len(reqs)} numbered cards"
-    from .advisor import advise  # the advisor is built on this module
 
     advice = advise([*naturals, *[Card.wild(deck)] * wilds], phase, rules)
     if advice.missing == 0:

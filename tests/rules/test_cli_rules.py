@@ -103,14 +103,22 @@ def test_bad_input_exits_2_with_a_message_on_stderr(capsys, argv, message):
     assert message in err and "Traceback" not in err
 
 
-def test_check_photo_hands_over_to_the_camera(capsys, monkeypatch):
+def test_check_photo_hands_over_to_the_camera_and_judges_what_it_read(capsys, monkeypatch):
+    from companion.rules.cards import parse_groups
+
     seen = []
+
+    def read(args):
+        seen.append(args.photo)
+        return parse_groups("R5 B5 W | G8 Y8 R8"), {"file": args.photo}
+
     fake = types.ModuleType("companion.cli.vision")
-    fake.run_check_photo = lambda args: seen.append(args.photo) or 0  # type: ignore[attr-defined]
+    fake.photo_lay_down = read  # type: ignore[attr-defined]
     fake.register = lambda sub: None  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "companion.cli.vision", fake)
-    assert run(capsys, "check", "--phase", "1", "--photo", "table.jpg")[0] == 0
-    assert seen == ["table.jpg"]
+    status, out, _err = run(capsys, "check", "--phase", "1", "--photo", "table.jpg", "--json")
+    assert status == 0 and seen == ["table.jpg"]
+    assert json.loads(out)["file"] == "table.jpg" and json.loads(out)["valid"] is True
 
 
 def test_check_photo_without_the_vision_extra_says_how_to_get_it(capsys, monkeypatch):
