@@ -17,6 +17,7 @@ import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
@@ -36,6 +37,7 @@ from companion.rules.game import (
     play_round,
     preview,
 )
+from companion.rules.refusals import Refusal
 
 from .extensions import db
 from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, is_game_id, utcnow
@@ -45,19 +47,50 @@ EXPORT_VERSION = 1
 RULE_OPTIONS = ("everyone_advances", "last_phase", "wrap_runs", "natural_per_group", "flushes_share_suit")
 
 
+class Problem(StrEnum):
+    """The score keeper's own refusals, beside the engine's (:class:`companion.rules.Refusal`)."""
+
+    BAD_INPUT = "bad_input"
+    GAME_NOT_FOUND = "game_not_found"
+    ROUND_NOT_FOUND = "round_not_found"
+    ROUND_TAKEN = "round_taken"
+    ROUND_OUT_OF_ORDER = "round_out_of_order"
+    ALREADY_SAVED = "already_saved"
+    IDEMPOTENCY_KEY = "idempotency_key"
+    SAVED_ELSEWHERE = "saved_elsewhere"
+    LATER_ROUND_BREAKS = "later_round_breaks"
+    STORED_ROUND_BROKEN = "stored_round_broken"
+    GAME_HAS_ROUNDS = "game_has_rounds"
+    NOT_FINISHED = "not_finished"
+
+
 class ScorebookError(Exception):
-    """A request the score keeper refuses; ``status`` is the HTTP status the API answers with."""
+    """A request the score keeper refuses; ``status`` is the HTTP status the API answers with, ``code`` the
+    refusal's code (the engine's :class:`~companion.rules.Refusal` when the engine refused, else a
+    :class:`Problem`), which callers branch on instead of the message. ``round_number`` names the stored round
+    a replay refused."""
 
     status = 400
+    default_code: str = Problem.BAD_INPUT
 
-    def __init__(self, message: str, *, field: str | None = None, player: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        player: str | None = None,
+        code: str | None = None,
+        round_number: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
         self.player = player
+        self.code = str(code or self.default_code)
+        self.round_number = round_number
 
     def to_dict(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"error": self.message}
+        body: dict[str, Any] = {"error": self.message, "code": self.code}
         if self.field is not None:
             body["field"] = self.field
         if self.player is not None:
@@ -71,6 +104,7 @@ class BadInput(ScorebookError):
 
 class GameNotFound(ScorebookError):
     status = 404
+    default_code = Problem.GAME_NOT_FOUND
 
     def __init__(self) -> None:
         super().__init__("there is no game with this id")
@@ -78,13 +112,18 @@ class GameNotFound(ScorebookError):
 
 class Conflict(ScorebookError):
     status = 409
+    default_code = Problem.ROUND_TAKEN
 
 
 class AlreadySaved(Conflict):
     """A round sent again with the idempotency key of a round this game already saved."""
 
     def __init__(self, number: int, report: dict[str, Any]) -> None:
-        super().__init__(f"round {number} was already saved from this form or request", field="round")
+        super().__init__(
+            f"round {number} was already saved from this form or request",
+            field="round",
+            code=Problem.ALREADY_SAVED,
+        )
         self.number = number
         self.report = report
 
@@ -154,7 +193,7 @@ def report_from(data: Any, rules: RuleSet) -> RoundReport:
     try:
         return RoundReport.from_dict(body, rules)
     except IllegalReportError as exc:
-        raise BadInput(exc.reason, player=exc.player) from None
+        raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
 
 
 @lru_cache(maxsize=8192)
@@ -208,7 +247,7 @@ def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None
     try:
         texts = [json.dumps(data, sort_keys=True) for data in stored]
     except (TypeError, ValueError):
-        raise Conflict("a stored round is not a round report") from None
+        raise Conflict("a stored round is not a round report", code=Problem.STORED_ROUND_BROKEN) from None
     header = (rules, names, game.first_dealer)
     done, state = _replays.start(game.id, header, texts)
     if state is None:
@@ -216,10 +255,14 @@ def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None
     for number, text in enumerate(texts[done:], start=done + 1):
         try:
             state = play_round(state, _stored_report(text, rules))
-        except BadInput as exc:
-            raise Conflict(f"round {number}: {exc.message}", player=exc.player) from None
-        except IllegalReportError as exc:
-            raise Conflict(f"round {number}: {exc.reason}", player=exc.player) from None
+        except (BadInput, IllegalReportError) as exc:
+            reason = exc.message if isinstance(exc, BadInput) else exc.reason
+            raise Conflict(
+                f"round {number}: {reason}",
+                player=exc.player,
+                code=exc.code or Problem.STORED_ROUND_BROKEN,
+                round_number=number,
+            ) from None
     _replays.keep(game.id, header, texts, state)
     return state
 
@@ -287,7 +330,10 @@ def _commit() -> None:
         db.session.commit()
     except IntegrityError:
         db.session.rollback()
-        raise Conflict("another device saved this game at the same moment; nothing was changed") from None
+        raise Conflict(
+            "another device saved this game at the same moment; nothing was changed",
+            code=Problem.SAVED_ELSEWHERE,
+        ) from None
 
 
 def clean_name(name: str) -> str:
@@ -330,8 +376,8 @@ def create_game(
     try:
         new_game(names, rules, first_dealer=first_dealer)
     except GameSetupError as exc:
-        field = "first_dealer" if "dealer" in str(exc) else "players"
-        raise BadInput(str(exc), field=field) from None
+        field = "first_dealer" if exc.code is Refusal.DEALER else "players"
+        raise BadInput(exc.reason, field=field, code=exc.code) from None
     try:
         # Names as the players table spells them, so that "ana" plays as the Ana already known.
         players = _players_for(names)
@@ -347,9 +393,21 @@ def create_game(
                 report = report_from(data, rules)
                 state = play_round(state, report)
             except BadInput as exc:
-                raise BadInput(f"round {number}: {exc.message}", field="rounds", player=exc.player) from None
+                raise BadInput(
+                    f"round {number}: {exc.message}",
+                    field="rounds",
+                    player=exc.player,
+                    code=exc.code,
+                    round_number=number,
+                ) from None
             except IllegalReportError as exc:
-                raise BadInput(f"round {number}: {exc.reason}", field="rounds", player=exc.player) from None
+                raise BadInput(
+                    f"round {number}: {exc.reason}",
+                    field="rounds",
+                    player=exc.player,
+                    code=exc.code,
+                    round_number=number,
+                ) from None
             stored.append(report.to_dict())
             game.rounds.append(Round(number=number, report=report.to_dict()))
         db.session.add(game)
@@ -376,7 +434,9 @@ def _round_number(data: Mapping[str, Any], expected: int | None) -> int | None:
     if isinstance(number, bool) or not isinstance(number, int):
         raise BadInput('"round" must be the number of the round being reported', field="round")
     if expected is not None and number != expected:
-        raise Conflict(f"this is round {expected}, not round {number}", field="round")
+        raise Conflict(
+            f"this is round {expected}, not round {number}", field="round", code=Problem.ROUND_OUT_OF_ORDER
+        )
     return number
 
 
@@ -396,6 +456,7 @@ def check_idempotency_key(key: Any) -> str | None:
         raise BadInput(
             f"an idempotency key is 1 to {IDEMPOTENCY_KEY_MAX} letters, digits or - _ . :",
             field="idempotency_key",
+            code=Problem.IDEMPOTENCY_KEY,
         )
     return key
 
@@ -434,7 +495,7 @@ def add_round(
         state = replay_stored(game)
         number = state.round_number
         if state.status == "finished":
-            raise Conflict("the game is over; no more rounds can be saved")
+            raise Conflict("the game is over; no more rounds can be saved", code=Refusal.GAME_OVER)
         claimed = data.get("round")
         if claimed is None and require_number:
             raise BadInput('"round" is missing: send the number of the round being reported', field="round")
@@ -445,7 +506,7 @@ def add_round(
         try:
             state = play_round(state, report)
         except IllegalReportError as exc:
-            raise BadInput(exc.reason, player=exc.player) from None
+            raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
         game.rounds.append(Round(number=number, report=report.to_dict(), idempotency_key=key))
         _save(game, state, "added", who, number, None, report.to_dict())
     except ScorebookError:
@@ -460,7 +521,7 @@ def preview_round(loaded: Loaded, data: Any) -> tuple[RoundResult, GameState]:
     try:
         return preview(loaded.state, report), play_round(loaded.state, report)
     except IllegalReportError as exc:
-        raise BadInput(exc.reason, player=exc.player) from None
+        raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
 
 
 def preview_edit(loaded: Loaded, number: int, data: Any) -> GameState:
@@ -477,11 +538,15 @@ def _replay_for_change(game: Game, reports: list[dict[str, Any]], number: int) -
     try:
         return replay_stored(game, reports)
     except Conflict as exc:
-        if exc.message.startswith(f"round {number}:"):
-            raise BadInput(exc.message.split(": ", 1)[1], player=exc.player) from None
+        if exc.round_number == number:
+            # The changed round itself is refused: a bad report, not a conflict with the rounds after it.
+            reason = exc.message.removeprefix(f"round {number}: ")
+            raise BadInput(reason, player=exc.player, code=exc.code) from None
         raise Conflict(
             f"this change does not fit the rounds after it ({exc.message}); change or delete those first",
             player=exc.player,
+            code=Problem.LATER_ROUND_BREAKS,
+            round_number=exc.round_number,
         ) from None
 
 
@@ -495,6 +560,7 @@ def _find_round(game: Game, number: Any) -> Round:
 
 class RoundNotFound(ScorebookError):
     status = 404
+    default_code = Problem.ROUND_NOT_FOUND
 
     def __init__(self, number: Any) -> None:
         super().__init__(f"there is no round {number} in this game")
@@ -539,6 +605,8 @@ def delete_round(game_id: str, number: int, who: str) -> Loaded:
                 f"without round {number} the later rounds no longer hold ({exc.message}); "
                 "change or delete those first",
                 player=exc.player,
+                code=Problem.LATER_ROUND_BREAKS,
+                round_number=exc.round_number,
             ) from None
         later = [r for r in game.rounds if r.number > number]
         game.rounds.remove(stored)
@@ -639,7 +707,10 @@ def delete_empty_game(game_id: str) -> None:
     try:
         game, _version = _lock(game_id)
         if game.rounds:
-            raise Conflict("a game with saved rounds cannot be deleted; delete its rounds first")
+            raise Conflict(
+                "a game with saved rounds cannot be deleted; delete its rounds first",
+                code=Problem.GAME_HAS_ROUNDS,
+            )
         db.session.delete(game)
         _commit()
     except ScorebookError:
@@ -652,7 +723,7 @@ def rematch(game_id: str, who: str) -> tuple[Loaded, str]:
     dealer is the player who would have dealt the next round."""
     loaded = load(game_id)
     if loaded.state.status != "finished":
-        raise Conflict("a rematch starts when the game is over")
+        raise Conflict("a rematch starts when the game is over", code=Problem.NOT_FINISHED)
     names = loaded.game.player_names
     return create_game(names, ruleset_of(loaded.game), names.index(loaded.state.dealer), who)
 

@@ -118,6 +118,7 @@ def _replayed(game_id: str, exc: scorebook.AlreadySaved, data: Any) -> tuple[Res
             f"this Idempotency-Key already saved round {exc.number} with other values; "
             "send a new key for a new round",
             field="idempotency_key",
+            code=scorebook.Problem.IDEMPOTENCY_KEY,
         )
     response = _saved_round(loaded, saved)
     response.headers["Idempotent-Replayed"] = "true"

@@ -22,16 +22,20 @@ KINDS = {k.value: k for k in GroupKind}
 
 
 class CheckError(ValueError):
-    """A request the referee cannot judge; ``message`` is for the player, ``status`` for HTTP."""
+    """A request the referee cannot judge; ``message`` is for the player, ``status`` for HTTP, ``code`` for
+    programs (the engine's refusal code when the engine refused, else ``"bad_input"``)."""
 
-    def __init__(self, message: str, *, status: int = 400, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, status: int = 400, field: str | None = None, code: str = "bad_input"
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.field = field
+        self.code = str(code)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"error": self.message}
+        out: dict[str, Any] = {"error": self.message, "code": self.code}
         if self.field:
             out["field"] = self.field
         return out
@@ -51,7 +55,7 @@ def rules_from(value: Any) -> RuleSet:
     try:
         return ruleset_from(value)
     except BadInput as exc:
-        raise CheckError(exc.message, field="rules") from None
+        raise CheckError(exc.message, field="rules", code=exc.code) from None
 
 
 def phase_from(value: Any, rules: RuleSet) -> int:

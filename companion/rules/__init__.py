@@ -45,6 +45,7 @@ from .referee import (
     is_valid_phase,
     make_group,
 )
+from .refusals import Refusal
 from .rulesets import RULESETS, InvalidOptionError, RuleSet, UnknownRuleSetError, get_ruleset, ruleset_names
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "Placement",
     "PlayerReport",
     "PlayerState",
+    "Refusal",
     "Requirement",
     "RoundReport",
     "RoundResult",

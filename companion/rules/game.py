@@ -60,6 +60,7 @@ from .cards import (
     playing_deck,
     standard_deck,
 )
+from .refusals import Refusal
 from .rulesets import RuleSet
 
 __all__ = [
@@ -104,21 +105,32 @@ _V = TypeVar("_V")
 
 
 class GameSetupError(ValueError):
-    """Players, names or a first dealer that make no game; the message says what to change."""
+    """Players, names or a first dealer that make no game; the message says what to change, ``code`` which
+    :class:`~companion.rules.refusals.Refusal` it is."""
+
+    def __init__(self, reason: str, *, code: Refusal) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.code = code
 
 
 class IllegalReportError(ValueError):
     """A round report that cannot have happened, or that this game cannot take.
 
-    ``reason`` is readable by a player; ``player`` names the player whose entry is wrong (``None`` when the report
-    as a whole is); ``round`` is set by :func:`replay` to the number of the round that was refused.
+    ``reason`` is readable by a player and ``code`` (a :class:`~companion.rules.refusals.Refusal`) says which
+    refusal it is; ``player`` names the player whose entry is wrong (``None`` when the report as a whole is);
+    ``round`` is set by :func:`replay` to the number of the round that was refused, and ``reason`` then starts
+    with it for a player to read, while programs read ``round``.
     """
 
-    def __init__(self, reason: str, player: str | None = None, round_number: int | None = None) -> None:
+    def __init__(
+        self, reason: str, player: str | None = None, round_number: int | None = None, *, code: Refusal
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.player = player
         self.round = round_number
+        self.code = code
 
 
 class _FrozenMap(Mapping[_K, _V]):
@@ -264,22 +276,31 @@ class RoundReport:
         companion.rules.game.IllegalReportError: Ben's points must be a multiple of 5: every card scores 5, 10, 15 or 25
         """
         if not isinstance(data, Mapping):
-            raise IllegalReportError("a round report must be an object with 'went_out' and 'players'")
+            raise IllegalReportError(
+                "a round report must be an object with 'went_out' and 'players'", code=Refusal.REPORT_SHAPE
+            )
         went_out = data.get("went_out")
         if isinstance(went_out, list | tuple):
             raise IllegalReportError(
                 "only one player goes out in a round: name one player in 'went_out' (001 \"When you have no cards "
-                'left, the round ends for everyone")'
+                'left, the round ends for everyone")',
+                code=Refusal.TWO_WENT_OUT,
             )
         if went_out is not None and not isinstance(went_out, str):
-            raise IllegalReportError("'went_out' must be the name of the player who went out")
+            raise IllegalReportError(
+                "'went_out' must be the name of the player who went out", code=Refusal.REPORT_SHAPE
+            )
         players = data.get("players")
         if not isinstance(players, Mapping) or not players:
-            raise IllegalReportError("'players' must give a report for each player of the round")
+            raise IllegalReportError(
+                "'players' must give a report for each player of the round", code=Refusal.REPORT_SHAPE
+            )
         reports: dict[str, PlayerReport] = {}
         for name, entry in players.items():
             if not isinstance(name, str):
-                raise IllegalReportError("each player in 'players' must be named by a string")
+                raise IllegalReportError(
+                    "each player in 'players' must be named by a string", code=Refusal.REPORT_SHAPE
+                )
             reports[name] = _player_report_from_dict(name, entry, rules)
         report = cls(went_out or "", reports)
         validate_report(report, rules)
@@ -294,32 +315,46 @@ def _player_report_from_dict(name: str, entry: object, rules: RuleSet) -> Player
     who = _shown(name)
     if not isinstance(entry, Mapping):
         raise IllegalReportError(
-            f'{who}\'s report must be an object such as {{"laid_down": true, "points": 35}}', name
+            f'{who}\'s report must be an object such as {{"laid_down": true, "points": 35}}',
+            name,
+            code=Refusal.PLAYER_REPORT_SHAPE,
         )
     laid_down = entry.get("laid_down")
     if not isinstance(laid_down, bool):
-        raise IllegalReportError(f"say whether {who} laid down a phase ('laid_down': true or false)", name)
+        raise IllegalReportError(
+            f"say whether {who} laid down a phase ('laid_down': true or false)",
+            name,
+            code=Refusal.LAID_DOWN_MISSING,
+        )
     points = entry.get("points")
     if points is not None and (isinstance(points, bool) or not isinstance(points, int)):
-        raise IllegalReportError(f"{who}'s points must be a whole number", name)
+        raise IllegalReportError(
+            f"{who}'s points must be a whole number", name, code=Refusal.POINTS_NOT_A_NUMBER
+        )
     phase = entry.get("phase")
     if phase is not None and (isinstance(phase, bool) or not isinstance(phase, int)):
-        raise IllegalReportError(f"{who}'s phase must be a whole number", name)
+        raise IllegalReportError(
+            f"{who}'s phase must be a whole number", name, code=Refusal.PHASE_NOT_A_NUMBER
+        )
     raw_cards = entry.get("cards")
     cards: tuple[Card, ...] | None = None
     if raw_cards is not None:
         if isinstance(raw_cards, str):
             raw_cards = raw_cards.replace(",", " ").split()
         if not isinstance(raw_cards, list | tuple) or not all(isinstance(t, str) for t in raw_cards):
-            raise IllegalReportError(f'{who}\'s cards must be a list of cards such as ["R3", "W"]', name)
+            raise IllegalReportError(
+                f'{who}\'s cards must be a list of cards such as ["R3", "W"]', name, code=Refusal.CARDS_SHAPE
+            )
         if len(raw_cards) > max_hand_cards(rules.deck):
-            raise IllegalReportError(_too_many_cards(who, rules.deck), name)
+            raise IllegalReportError(_too_many_cards(who, rules.deck), name, code=Refusal.TOO_MANY_CARDS)
         try:
             cards = parse_cards(raw_cards, rules.deck)
         except InvalidCardError as err:
             token = _shown(err.token)
             raise IllegalReportError(
-                f"{who}'s cards: {str(err).replace(repr(err.token), repr(token))}", name
+                f"{who}'s cards: {str(err).replace(repr(err.token), repr(token))}",
+                name,
+                code=Refusal.UNKNOWN_CARD,
             ) from None
     return PlayerReport(laid_down, points, cards, phase)
 
@@ -347,12 +382,18 @@ def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = 
     if not report.went_out:
         raise IllegalReportError(
             'nobody went out: a round ends when one player has no cards left (001 "When you have no cards left, '
-            'the round ends for everyone")'
+            'the round ends for everyone")',
+            code=Refusal.NOBODY_WENT_OUT,
         )
     if len(report.players) > MAX_PLAYERS:
-        raise IllegalReportError(f'a round has at most {MAX_PLAYERS} players (001 "2-6 players")')
+        raise IllegalReportError(
+            f'a round has at most {MAX_PLAYERS} players (001 "2-6 players")', code=Refusal.TOO_MANY_PLAYERS
+        )
     if report.went_out not in report.players:
-        raise IllegalReportError(f"{_shown(report.went_out)} went out but has no report in this round")
+        raise IllegalReportError(
+            f"{_shown(report.went_out)} went out but has no report in this round",
+            code=Refusal.WENT_OUT_UNKNOWN,
+        )
     for name, entry in report.players.items():
         _validate_player(name, entry, name == report.went_out, rules)
     _validate_copies(report, rules, players_in_game)
@@ -361,40 +402,56 @@ def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = 
 def _validate_player(name: str, entry: PlayerReport, went_out: bool, rules: RuleSet) -> None:
     who = _shown(name)
     if not isinstance(entry, PlayerReport):
-        raise IllegalReportError(f"{who}'s report is not a player report", name)
+        raise IllegalReportError(
+            f"{who}'s report is not a player report", name, code=Refusal.PLAYER_REPORT_SHAPE
+        )
     if not isinstance(entry.laid_down, bool):
-        raise IllegalReportError(f"say whether {who} laid down a phase ('laid_down': true or false)", name)
+        raise IllegalReportError(
+            f"say whether {who} laid down a phase ('laid_down': true or false)",
+            name,
+            code=Refusal.LAID_DOWN_MISSING,
+        )
     if went_out:
         if not entry.laid_down:
             raise IllegalReportError(
                 f"{who} went out without laying down a phase: a player can only go out after laying down "
                 '(001 "Going out")',
                 name,
+                code=Refusal.OUT_NOT_DOWN,
             )
         if entry.points or entry.cards:
             raise IllegalReportError(
                 f'{who} went out, so {who} has no cards left and scores 0 (001 "The player who goes out scores '
                 'zero")',
                 name,
+                code=Refusal.OUT_WITH_POINTS,
             )
     else:
         _validate_hand(name, entry, rules)
     if entry.phase is not None:
         if isinstance(entry.phase, bool) or not isinstance(entry.phase, int):
-            raise IllegalReportError(f"{who}'s phase must be a whole number", name)
+            raise IllegalReportError(
+                f"{who}'s phase must be a whole number", name, code=Refusal.PHASE_NOT_A_NUMBER
+            )
         if not 1 <= entry.phase <= rules.last_phase:
             raise IllegalReportError(
-                f"{who}: there is no phase {entry.phase} in this game (phases 1 to {rules.last_phase})", name
+                f"{who}: there is no phase {entry.phase} in this game (phases 1 to {rules.last_phase})",
+                name,
+                code=Refusal.PHASE_NOT_IN_GAME,
             )
 
 
 def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
     who = _shown(name)
     if entry.points is not None and entry.cards is not None:
-        raise IllegalReportError(f"give either {who}'s points or {who}'s cards, not both", name)
+        raise IllegalReportError(
+            f"give either {who}'s points or {who}'s cards, not both", name, code=Refusal.POINTS_AND_CARDS
+        )
     if entry.points is None and entry.cards is None:
         raise IllegalReportError(
-            f"{who} did not go out: give {who}'s points or the cards left in {who}'s hand", name
+            f"{who} did not go out: give {who}'s points or the cards left in {who}'s hand",
+            name,
+            code=Refusal.POINTS_MISSING,
         )
     two_out = (
         f"{who} has no cards left, which means {who} went out too; only one player goes out in a round "
@@ -403,16 +460,22 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
     if entry.points is not None:
         points = entry.points
         if isinstance(points, bool) or not isinstance(points, int):
-            raise IllegalReportError(f"{who}'s points must be a whole number", name)
+            raise IllegalReportError(
+                f"{who}'s points must be a whole number", name, code=Refusal.POINTS_NOT_A_NUMBER
+            )
         if points < 0:
             raise IllegalReportError(
-                f"{who}'s points cannot be negative: cards left in hand add points", name
+                f"{who}'s points cannot be negative: cards left in hand add points",
+                name,
+                code=Refusal.POINTS_NEGATIVE,
             )
         if points == 0:
-            raise IllegalReportError(two_out, name)
+            raise IllegalReportError(two_out, name, code=Refusal.TWO_WENT_OUT)
         if points % 5:
             raise IllegalReportError(
-                f"{who}'s points must be a multiple of 5: every card scores 5, 10, 15 or 25", name
+                f"{who}'s points must be a multiple of 5: every card scores 5, 10, 15 or 25",
+                name,
+                code=Refusal.POINTS_NOT_MULTIPLE,
             )
         limit = max_hand_points(rules.deck)
         if points > limit:
@@ -420,13 +483,14 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
                 f"{who}'s {points} points are more than any hand can hold: at most {limit} "
                 f"({max_hand_cards(rules.deck)} cards of {_deck_name(rules.deck)})",
                 name,
+                code=Refusal.POINTS_TOO_MANY,
             )
     else:
         assert entry.cards is not None
         if not entry.cards:
-            raise IllegalReportError(two_out, name)
+            raise IllegalReportError(two_out, name, code=Refusal.TWO_WENT_OUT)
         if len(entry.cards) > max_hand_cards(rules.deck):
-            raise IllegalReportError(_too_many_cards(who, rules.deck), name)
+            raise IllegalReportError(_too_many_cards(who, rules.deck), name, code=Refusal.TOO_MANY_CARDS)
         for card in entry.cards:
             if (
                 not isinstance(card, Card)
@@ -434,7 +498,9 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
                 or (card.kind is Kind.SKIP and rules.deck is Deck.PLAYING)
             ):
                 raise IllegalReportError(
-                    f"{who}'s cards: {card} is not a card of {_deck_name(rules.deck)}", name
+                    f"{who}'s cards: {card} is not a card of {_deck_name(rules.deck)}",
+                    name,
+                    code=Refusal.WRONG_DECK,
                 )
 
 
@@ -456,7 +522,8 @@ def _validate_copies(report: RoundReport, rules: RuleSet, players_in_game: int) 
         if count > available.get(card, 0):
             raise IllegalReportError(
                 f"{count} cards {card} are reported in hands, but {_deck_name(rules.deck)} in this game has only "
-                f"{available.get(card, 0)}"
+                f"{available.get(card, 0)}",
+                code=Refusal.TOO_MANY_COPIES,
             )
 
 
@@ -692,27 +759,32 @@ def new_game(names: Sequence[str], rules: RuleSet, first_dealer: int = 0) -> Gam
     companion.rules.game.GameSetupError: two players are called 'ana': give each player a different name
     """
     if isinstance(names, str) or not isinstance(names, Sequence):
-        raise GameSetupError("give the players' names as a list, in seat order")
+        raise GameSetupError("give the players' names as a list, in seat order", code=Refusal.NAMES_SHAPE)
     if not isinstance(rules, RuleSet):
-        raise GameSetupError("choose a rule set")
+        raise GameSetupError("choose a rule set", code=Refusal.NO_RULE_SET)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise GameSetupError(
-            f"Phase 10 is played by {MIN_PLAYERS} to {MAX_PLAYERS} players (001), not {len(names)}"
+            f"Phase 10 is played by {MIN_PLAYERS} to {MAX_PLAYERS} players (001), not {len(names)}",
+            code=Refusal.PLAYER_COUNT,
         )
     trimmed: list[str] = []
     seen: set[str] = set()
     for raw in names:
         if not isinstance(raw, str):
-            raise GameSetupError("each player's name must be text")
+            raise GameSetupError("each player's name must be text", code=Refusal.NAME_NOT_TEXT)
         name = raw.strip()
         if not name:
-            raise GameSetupError("every player needs a name")
+            raise GameSetupError("every player needs a name", code=Refusal.NAME_EMPTY)
         if len(name) > MAX_NAME_LENGTH:
             raise GameSetupError(
-                f"{_shown(name)!r} is too long: a name has at most {MAX_NAME_LENGTH} characters"
+                f"{_shown(name)!r} is too long: a name has at most {MAX_NAME_LENGTH} characters",
+                code=Refusal.NAME_TOO_LONG,
             )
         if name.casefold() in seen:
-            raise GameSetupError(f"two players are called {name!r}: give each player a different name")
+            raise GameSetupError(
+                f"two players are called {name!r}: give each player a different name",
+                code=Refusal.NAME_REPEATED,
+            )
         seen.add(name.casefold())
         trimmed.append(name)
     if (
@@ -721,7 +793,8 @@ def new_game(names: Sequence[str], rules: RuleSet, first_dealer: int = 0) -> Gam
         or not 0 <= first_dealer < len(names)
     ):
         raise GameSetupError(
-            f"the first dealer must be one of the {len(names)} seats (0 to {len(names) - 1})"
+            f"the first dealer must be one of the {len(names)} seats (0 to {len(names) - 1})",
+            code=Refusal.DEALER,
         )
     players = tuple(_player_state(n, 0, (), rules, 0) for n in trimmed)
     return GameState(rules, players, first_dealer)
@@ -740,7 +813,9 @@ def preview(state: GameState, report: RoundReport) -> RoundResult:
     Raises :class:`IllegalReportError` exactly when :func:`play_round` would.
     """
     if state.status == "finished":
-        raise IllegalReportError(f"the game is over ({state.winner} won): no more rounds can be reported")
+        raise IllegalReportError(
+            f"the game is over ({state.winner} won): no more rounds can be reported", code=Refusal.GAME_OVER
+        )
     validate_report(report, state.rules, len(state.players))
     expected = state.in_next_round
     for name in report.players:
@@ -749,13 +824,20 @@ def preview(state: GameState, report: RoundReport) -> RoundResult:
                 raise IllegalReportError(
                     f"{_shown(name)} is not in the tie-break: only {_and(expected)} replay the last phase (001)",
                     name,
+                    code=Refusal.NOT_IN_TIE_BREAK,
                 )
             raise IllegalReportError(
-                f"{_shown(name)} is not a player in this game: the players are {_and(expected)}", name
+                f"{_shown(name)} is not a player in this game: the players are {_and(expected)}",
+                name,
+                code=Refusal.NOT_A_PLAYER,
             )
     for name in expected:
         if name not in report.players:
-            raise IllegalReportError(f"{name}'s report is missing: every player of the round needs one", name)
+            raise IllegalReportError(
+                f"{name}'s report is missing: every player of the round needs one",
+                name,
+                code=Refusal.PLAYER_MISSING,
+            )
 
     tie_break = state.status == "tie_break"
     points: dict[str, int] = {}
@@ -780,12 +862,14 @@ def _check_phase(state: GameState, player: PlayerState, entry: PlayerReport) -> 
             raise IllegalReportError(
                 f"say which phase {who} laid down: in Masters each player chooses the phase to attempt (000)",
                 player.name,
+                code=Refusal.PHASE_NOT_CHOSEN,
             )
         if entry.phase is not None and entry.phase in player.completed:
             raise IllegalReportError(
                 f"{who} has already completed phase {entry.phase}: in Masters a player chooses a phase not yet "
                 "completed (000)",
                 player.name,
+                code=Refusal.PHASE_ALREADY_DONE,
             )
         return entry.phase
     current = _round_phase(state, player)
@@ -794,7 +878,9 @@ def _check_phase(state: GameState, player: PlayerState, entry: PlayerReport) -> 
             why = f"the tie-break replays phase {current} (001)"
         else:
             why = f"{who} is on phase {current}"
-        raise IllegalReportError(f"{who} cannot have attempted phase {entry.phase}: {why}", player.name)
+        raise IllegalReportError(
+            f"{who} cannot have attempted phase {entry.phase}: {why}", player.name, code=Refusal.WRONG_PHASE
+        )
     return current
 
 
@@ -859,5 +945,7 @@ def replay(
         try:
             state = play_round(state, report)
         except IllegalReportError as err:
-            raise IllegalReportError(f"round {number}: {err.reason}", err.player, number) from None
+            raise IllegalReportError(
+                f"round {number}: {err.reason}", err.player, number, code=err.code
+            ) from None
     return state

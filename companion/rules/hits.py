@@ -38,6 +38,7 @@ from .referee import (
     rank_text,
     require_deck,
 )
+from .refusals import Refusal
 from .rulesets import RuleSet, get_ruleset
 
 __all__ = ["End", "HitPlacement", "HitVerdict", "apply_hit", "check_hit"]
@@ -82,6 +83,7 @@ class HitVerdict:
     group: LaidGroup
     placed: tuple[HitPlacement, ...] = ()
     note: str | None = None
+    code: Refusal | None = None
 
     def __bool__(self) -> bool:
         return self.legal
@@ -95,6 +97,7 @@ class HitVerdict:
         return {
             "legal": self.legal,
             "reason": self.reason,
+            "code": None if self.code is None else str(self.code),
             "group": [str(c) for c in self.group.cards],
             "laid": self.group.to_dict(),
             "placed": [p.to_dict() for p in self.placed],
@@ -142,9 +145,9 @@ def check_hit(
     wanted = _card_ends(cards, end, ends)
     require_deck(cards, rules.deck)
     if not phase_down:
-        return HitVerdict(False, NOT_DOWN_REASON, group)
+        return HitVerdict(False, NOT_DOWN_REASON, group, code=Refusal.PHASE_NOT_DOWN)
     if any(c.is_skip for c in cards):
-        return HitVerdict(False, SKIP_REASON, group)
+        return HitVerdict(False, SKIP_REASON, group, code=Refusal.SKIP_IN_PHASE)
     if group.kind is GroupKind.RUN:
         return _hit_run(group, tuple(cards), wanted, rules)
     current = group
@@ -152,7 +155,7 @@ def check_hit(
         try:
             current = _add(current, card, rules)
         except IllegalPlayError as exc:
-            return HitVerdict(False, exc.reason, group)
+            return HitVerdict(False, exc.reason, group, code=Refusal.DOES_NOT_FIT)
     return HitVerdict(True, None, current, _placed_in(current, cards))
 
 
@@ -292,7 +295,7 @@ def _hit_run(
 ) -> HitVerdict:
     fits = _run_fits(group, cards, wanted, rules)
     if not fits:
-        return HitVerdict(False, _run_refusal(group, cards, wanted, rules), group)
+        return HitVerdict(False, _run_refusal(group, cards, wanted, rules), group, code=Refusal.DOES_NOT_FIT)
     best = fits[0]
     note = _choice_note(best, fits[1], cards) if len(fits) > 1 else None
     return HitVerdict(True, None, best.group, best.placed, note)

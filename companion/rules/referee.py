@@ -38,6 +38,7 @@ from .cards import Card, Color, Deck, Suit
 from .fastphase import decide
 from .grouping import group_key, resolve_phase
 from .phases import GroupKind, Phase, Requirement
+from .refusals import Refusal
 from .rulesets import RuleSet, get_ruleset
 
 __all__ = [
@@ -174,12 +175,13 @@ class LaidGroup:
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The referee's answer; true when the lay-down is valid. ``groups`` is the arrangement in the phase's
-    requirement order (empty when invalid); ``reason`` says why not."""
+    requirement order (empty when invalid); ``reason`` says why not, ``code`` which refusal that is."""
 
     valid: bool
     reason: str | None
     groups: tuple[LaidGroup, ...] = ()
     phase: Phase | None = None
+    code: Refusal | None = None
 
     def __bool__(self) -> bool:
         return self.valid
@@ -201,6 +203,7 @@ class Verdict:
         out: dict[str, Any] = {
             "valid": self.valid,
             "reason": self.reason,
+            "code": None if self.code is None else str(self.code),
             "groups": [g.to_dict() for g in self.groups],
         }
         if self.phase is not None:
@@ -476,18 +479,18 @@ def is_valid_phase(
     return known
 
 
-def _invalid(reason: str, phase: Phase) -> Verdict:
-    return Verdict(False, reason, (), phase)
+def _invalid(reason: str, phase: Phase, code: Refusal) -> Verdict:
+    return Verdict(False, reason, (), phase, code)
 
 
 def _check_grouped(groups: list[tuple[Card, ...]], phase: Phase, rules: RuleSet) -> Verdict:
     for g in groups:
         require_deck(g, rules.deck)
     if any(c.is_skip for g in groups for c in g):
-        return _invalid(SKIP_REASON, phase)
+        return _invalid(SKIP_REASON, phase, Refusal.SKIP_IN_PHASE)
     reqs = phase.requirements
     if not all(groups):
-        return _invalid("one of the groups has no cards", phase)
+        return _invalid("one of the groups has no cards", phase, Refusal.NO_CARDS)
     if len(groups) != len(reqs):
         more = ""
         if len(groups) > len(reqs):
@@ -496,9 +499,10 @@ def _check_grouped(groups: list[tuple[Card, ...]], phase: Phase, rules: RuleSet)
             f"phase {phase.number} is {phase.description}: that is {_count_words(len(reqs), 'group')},"
             f" and {_count_words(len(groups), 'group')} {'was' if len(groups) == 1 else 'were'} laid{more}",
             phase,
+            Refusal.GROUP_COUNT,
         )
     if not any(c.is_natural for g in groups for c in g):
-        return _invalid(NATURAL_REASON, phase)
+        return _invalid(NATURAL_REASON, phase, Refusal.NO_NATURAL)
     best: tuple[int, str] | None = None
     for perm in itertools.permutations(range(len(groups))):
         laid: list[LaidGroup] = []
@@ -515,7 +519,7 @@ def _check_grouped(groups: list[tuple[Card, ...]], phase: Phase, rules: RuleSet)
         if best is None or len(problems) < best[0]:
             best = (len(problems), problems[0])
     assert best is not None
-    return _invalid(best[1], phase)
+    return _invalid(best[1], phase, Refusal.GROUP_INVALID)
 
 
 def _group_problem(req: Requirement, cards: tuple[Card, ...], rules: RuleSet, laid: list[LaidGroup]) -> str:
@@ -694,22 +698,23 @@ def _check_ungrouped(
     if known is None:
         require_deck(cards, rules.deck)
         if any(c.is_skip for c in cards):
-            return _invalid(SKIP_REASON, phase)
+            return _invalid(SKIP_REASON, phase, Refusal.SKIP_IN_PHASE)
     naturals = [c for c in cards if c.is_natural]
     wilds = len(cards) - len(naturals)
     if not cards:
-        return _invalid("no cards were put down", phase)
+        return _invalid("no cards were put down", phase, Refusal.NO_CARDS)
     if not naturals:
-        return _invalid(NATURAL_REASON, phase)
+        return _invalid(NATURAL_REASON, phase, Refusal.NO_NATURAL)
     if len(cards) < phase.min_cards:
         return _invalid(
             f"phase {phase.number} ({phase.description}) needs at least {phase.min_cards} cards;"
             f" these are {len(cards)}",
             phase,
+            Refusal.NOT_THE_PHASE,
         )
     chosen = None if known is False else _solve(naturals, wilds, phase, rules)
     if chosen is None:
-        return _invalid(_explain(naturals, wilds, phase, rules), phase)
+        return _invalid(_explain(naturals, wilds, phase, rules), phase, Refusal.NOT_THE_PHASE)
     return Verdict(True, None, _arrange(chosen, wilds, phase, rules), phase)
 
 

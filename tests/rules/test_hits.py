@@ -309,7 +309,7 @@ def test_sets_and_colour_groups_take_the_cards_of_a_hit_in_any_order(kind, onto,
 
 def test_hit_verdict_json_keeps_its_fields_and_adds_where_the_cards_went():
     data = json.loads(json.dumps(hit(group(GroupKind.COLOR, "G1 G2 G3 G5 G8 G8 G12"), "W G4").to_dict()))
-    assert set(data) == {"legal", "reason", "group", "laid", "placed", "note"}
+    assert set(data) == {"legal", "reason", "code", "group", "laid", "placed", "note"}
     assert data["placed"] == [
         {"card": "W", "end": None, "as": "green"},
         {"card": "G4", "end": None, "as": "green"},
