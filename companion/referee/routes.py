@@ -1,8 +1,9 @@
-"""The referee pages: check a phase or a hit (photo or tapped cards), mark a confirmed phase as laid down at the
-game table, and keep a corrected photo for training.
+"""The referee pages: check a phase or a hit (photo or tapped cards), advise a hand toward its phase, mark a
+confirmed phase as laid down at the game table, and keep a corrected photo for training.
 
 The page works without JavaScript for typed cards (a GET form; the verdict is drawn on the server); with it, chips
-are edited by taps and every change asks ``POST /api/check`` again, so the verdict always comes from the engine.
+are edited by taps and every change asks ``POST /api/check`` (for a hand, ``POST /api/advise``) again, so the verdict
+always comes from the engine.
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from typing import Any
 from flask import abort, flash, redirect, render_template, request, url_for
 from werkzeug.wrappers import Response
 
-from companion.rules import RULESETS, RuleSet, get_ruleset
+from companion.rules import RULESETS, RuleSet, advise, get_ruleset
 from companion.rules.referee import check_phase
 
 from .. import scorebook
 from ..access import page_token
 from ..extensions import db
 from . import bp, camera, marks, training
+from .api import advice_toward, hand_from
 from .checking import CheckError, cards_from, groups_from, judge_hit, judge_phase, phase_from
 from .uploads import form_field, photo_bytes
 
@@ -49,6 +51,7 @@ def _catalogue() -> dict[str, Any]:
         out[name] = {
             "title": rs.title,
             "deck": rs.deck.value,
+            "choose_phase": rs.choose_phase,
             "phases": {
                 str(n): {"description": p.description, "groups": len(p.requirements)}
                 for n, p in rs.phases.items()
@@ -86,10 +89,18 @@ def _standalone_rules(args: Any) -> RuleSet:
 
 
 def _typed_verdict(
-    args: Any, rules: RuleSet, mode: str, phase: int | None
+    args: Any, rules: RuleSet, mode: str, phase: int | None, ctx: GameContext | None = None
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """The verdict for cards typed into the plain form (no JavaScript needed)."""
+    """The verdict (or, for a hand, the advice) for cards typed into the plain form (no JavaScript needed)."""
     try:
+        if mode == "hand":
+            if not (args.get("cards") or "").strip():
+                return None, None
+            hand = hand_from(args.get("cards", ""), rules)
+            if phase is not None:
+                return {"advice": [advise(hand, phase, rules).to_dict()]}, None
+            phases = ctx.phases if ctx and ctx.player else tuple(rules.phases)
+            return {"advice": advice_toward(hand, phases, rules)}, None
         if mode == "hit":
             if not (args.get("onto") or "").strip():
                 return None, None
@@ -110,18 +121,20 @@ def _typed_verdict(
 
 def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) -> tuple[str, int]:
     args = request.args if request.method == "GET" else request.form
-    mode = "hit" if args.get("mode") == "hit" else "phase"
+    mode = {"hit": "hit", "hand": "hand"}.get(args.get("mode") or "", "phase")
     rules = ctx.rules if ctx else _standalone_rules(args)
     phase: int | None = None
     try:
         phase = phase_from(args.get("phase"), rules) if args.get("phase") else None
     except CheckError as exc:
         error = error or exc.message
-    if phase is None:
+    # A hand in Masters is advised toward each phase it may still make unless one is chosen.
+    each_phase = mode == "hand" and rules.choose_phase
+    if ctx and ctx.phases and phase is not None and phase not in ctx.phases:
+        phase = None
+    if phase is None and not each_phase:
         phase = ctx.phases[0] if ctx and ctx.phases else 1
-    if ctx and ctx.phases and phase not in ctx.phases:
-        phase = ctx.phases[0]
-    verdict, typed_error = _typed_verdict(args, rules, mode, phase)
+    verdict, typed_error = _typed_verdict(args, rules, mode, phase, ctx)
     state = {
         "mode": mode,
         "rules": rules.to_dict(),

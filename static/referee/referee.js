@@ -1,5 +1,6 @@
 // The photo referee page: chips for the cards, a photo with a box on each card, and the engine's verdict.
-// Every verdict comes from POST /api/check: no rule is decided in this file.
+// Every verdict comes from POST /api/check, every piece of hand advice from POST /api/advise: no rule is decided
+// in this file.
 (function () {
   "use strict";
   const root = document.getElementById("referee");
@@ -14,6 +15,12 @@
   // Below this confidence (detector score x classifier probability) a card is marked "?" for the player to check.
   // Measured on rendered lay-downs: most misread cards scored below it, few correctly read ones did.
   const UNSURE = 0.5;
+  // A phone photo is shrunk before it is sent: the camera reads the cards as well from this size, and a few
+  // hundred kilobytes cross a busy Wi-Fi where several megabytes stall.
+  const LONG_SIDE = 1600;
+  const QUALITY = 0.85;
+  // Labels on the photo are drawn at this size on screen, whatever the photo's pixels, to stay readable.
+  const LABEL_PX = 13;
   const unsure = (chip) => chip.conf !== null && chip.conf !== undefined && chip.conf < UNSURE;
 
   let rules = initial.rules;
@@ -24,6 +31,8 @@
   let inflight = null;
   let timer = null;
   let placing = null;       // a chip waiting for its place on the photo
+  let toPlace = [];         // the chips that wait after it
+  let revealPending = false; // the next verdict is the answer to a photo: bring it into view
 
   // ------------------------------------------------------------------ cards
 
@@ -72,18 +81,21 @@
     return p ? p.groups : 1;
   }
 
+  // The phase chosen, or null where a hand is advised toward each phase (Masters).
   function currentPhase() {
     const sel = $("ref-phase");
-    return sel ? parseInt(sel.value, 10) : initial.phase;
+    if (!sel) return initial.phase;
+    return sel.value === "" ? null : parseInt(sel.value, 10);
   }
 
   function ensureRows() {
-    const want = mode === "hit" ? 2 : Math.max(1, groupsOfPhase());
+    const want = mode === "hit" ? 2 : mode === "hand" ? 1 : Math.max(1, groupsOfPhase());
     while (rows.length < want) rows.push([]);
   }
 
   function rowLabel(i) {
     if (mode === "hit") return i === 0 ? "The group on the table (in table order)" : "Cards to add";
+    if (mode === "hand") return "Your hand";
     return "Group " + (i + 1);
   }
 
@@ -125,6 +137,9 @@
   }
 
   function changed() {
+    const present = (chip) => rows.some((row) => row.indexOf(chip) >= 0);
+    toPlace = toPlace.filter(present);
+    if (placing && !present(placing)) nextPlacing();
     renderRows();
     if (photo && !placing) photoStatus();
     scheduleCheck();
@@ -140,31 +155,95 @@
 
   // ------------------------------------------------------------------ the photo
 
+  const NS = "http://www.w3.org/2000/svg";
+
+  // Each label's width as the photo will draw it (its own font and size, in the photo's pixels); an estimate
+  // while the photo is not laid out.
+  function textWidths(svg, texts, size) {
+    const g = svgEl("g", {}, "label");
+    const probe = svgEl("text", {"font-size": size});
+    g.appendChild(probe);
+    svg.appendChild(g);
+    const out = texts.map((text) => {
+      probe.textContent = text;
+      return probe.getComputedTextLength() || text.length * size * 0.62;
+    });
+    svg.removeChild(g);
+    return out;
+  }
+
+  const overlaps = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+  // Where each label goes: just above its box, else just below it, else a lane further out, the first place
+  // that covers no other label (and, when there is room, no other card's index). Cards fanned close together
+  // get their labels above and below in turn instead of on top of each other.
+  function placeLabels(items, widths, width, height, size) {
+    const pad = size * 0.3, h = size * 1.35, gap = Math.max(1, size * 0.2);
+    const boxes = items.map((it) => ({x: it.box[0], y: it.box[1], w: it.box[2] - it.box[0], h: it.box[3] - it.box[1]}));
+    const order = items.map((_, i) => i).sort((a, b) => items[a].box[0] - items[b].box[0] || items[a].box[1] - items[b].box[1]);
+    const placed = [];
+    const out = [];
+    order.forEach((i) => {
+      const [x1, y1, , y2] = items[i].box;
+      const w = widths[i] + 2 * pad;
+      const x = Math.max(0, Math.min(x1, width - w));
+      const spots = [];
+      for (let lane = 0; lane < 6; lane++) {
+        spots.push({x: x, y: y1 - gap - h - lane * (h + gap), w: w, h: h, lane: lane});
+        spots.push({x: x, y: y2 + gap + lane * (h + gap), w: w, h: h, lane: lane});
+      }
+      const inside = spots.filter((r) => r.y >= 0 && r.y + h <= height);
+      const free = (r) => !placed.some((p) => overlaps(p, r));
+      const clear = (r) => free(r) && !boxes.some((b, k) => k !== i && overlaps(b, r));
+      const spot = inside.find(clear) || inside.find(free) || inside[0] || spots[0];
+      placed.push(spot);
+      out[i] = spot;
+    });
+    return {spots: out, pad: pad};
+  }
+
+  function svgEl(name, attrs, cls) {
+    const el = document.createElementNS(NS, name);
+    Object.keys(attrs).forEach((k) => el.setAttribute(k, attrs[k]));
+    if (cls) el.setAttribute("class", cls);
+    return el;
+  }
+
   function drawBoxes(highlight) {
     const svg = $("ref-boxes");
-    if (!photo) return;
+    if (!photo || !photo.width) return;
     svg.setAttribute("viewBox", "0 0 " + photo.width + " " + photo.height);
     svg.setAttribute("preserveAspectRatio", "none");
     svg.textContent = "";
-    const size = Math.max(12, Math.round(photo.width / 38));
-    const NS = "http://www.w3.org/2000/svg";
-    rows.forEach((row) => row.forEach((chip) => {
-      if (chip.photo !== photo.id || !chip.box) return;
+    const shown = svg.getBoundingClientRect().width || Math.min(window.innerWidth, 680);
+    const size = LABEL_PX * photo.width / shown;
+    const chips = [];
+    rows.forEach((row) => row.forEach((chip) => { if (chip.photo === photo.id && chip.box) chips.push(chip); }));
+    const items = chips.map((chip) => ({box: chip.box, text: chip.card + (unsure(chip) ? "?" : "")}));
+    const widths = textWidths(svg, items.map((it) => it.text), size);
+    const layout = placeLabels(items, widths, photo.width, photo.height, size);
+    chips.forEach((chip) => {
       const [x1, y1, x2, y2] = chip.box;
-      const r = document.createElementNS(NS, "rect");
-      r.setAttribute("x", x1); r.setAttribute("y", y1);
-      r.setAttribute("width", x2 - x1); r.setAttribute("height", y2 - y1);
-      if (unsure(chip)) r.classList.add("unsure");
-      if (chip === highlight) r.classList.add("picked");
-      svg.appendChild(r);
-      const t = document.createElementNS(NS, "text");
-      t.setAttribute("x", x1);
-      t.setAttribute("y", Math.max(size, y1 - size * 0.25));
-      t.setAttribute("font-size", size);
-      t.textContent = chip.card;
-      svg.appendChild(t);
-    }));
+      const cls = "box" + (unsure(chip) ? " unsure" : "") + (chip === highlight ? " picked" : "");
+      svg.appendChild(svgEl("rect", {x: x1, y: y1, width: x2 - x1, height: y2 - y1}, cls));
+    });
+    chips.forEach((chip, i) => {
+      const spot = layout.spots[i];
+      const [x1, y1, , y2] = chip.box;
+      if (spot.lane > 0) {
+        const above = spot.y < y1;
+        svg.appendChild(svgEl("line", {x1: x1, y1: above ? y1 : y2, x2: spot.x + layout.pad, y2: above ? spot.y + spot.h : spot.y}, "leader"));
+      }
+      const g = svgEl("g", {"data-card": chip.card}, "label" + (unsure(chip) ? " unsure" : ""));
+      g.appendChild(svgEl("rect", {x: spot.x, y: spot.y, width: spot.w, height: spot.h, rx: size * 0.25}, "label-bg"));
+      const t = svgEl("text", {x: spot.x + layout.pad, y: spot.y + spot.h / 2, "font-size": size, "dominant-baseline": "central"});
+      t.textContent = items[i].text;
+      g.appendChild(t);
+      svg.appendChild(g);
+    });
   }
+
+  window.addEventListener("resize", () => drawBoxes());
 
   function medianBox() {
     const sizes = [];
@@ -174,11 +253,17 @@
     return sizes[Math.floor(sizes.length / 2)];
   }
 
-  function startPlacing(chip) {
+  // Cards added to a photo's reading are placed on it one after the other, so the photo can teach the camera.
+  function startPlacing(chips) {
     if (!photo) return;
-    placing = chip;
-    $("ref-photo").classList.add("placing");
-    status("Tap the photo on " + face(chip.card).title + "'s corner so the camera can learn it, or carry on.");
+    toPlace = chips.filter((c) => c.photo === photo.id && !c.box);
+    nextPlacing();
+  }
+
+  function nextPlacing() {
+    placing = toPlace.shift() || null;
+    $("ref-photo").classList.toggle("placing", !!placing);
+    if (placing) status("Tap the photo on " + face(placing.card).title + "'s corner so the camera can learn it, or carry on.");
   }
 
   $("ref-boxes").addEventListener("click", (ev) => {
@@ -189,45 +274,81 @@
     const [w, h] = medianBox();
     placing.box = [Math.max(0, x - w / 2), Math.max(0, y - h / 2), Math.min(photo.width, x + w / 2), Math.min(photo.height, y + h / 2)];
     placing.photo = photo.id;
-    placing = null;
-    $("ref-photo").classList.remove("placing");
-    status("Placed.");
+    nextPlacing();
+    if (!placing) status("Placed.");
     renderRows();
   });
 
+  // The photo as it will be sent: turned upright by its EXIF orientation and shrunk to LONG_SIDE, or the file
+  // itself when it is small already or the browser cannot do it. Width and height are the sent image's pixels
+  // (0 when unknown: the server's answer gives them).
+  function shrinkPhoto(file) {
+    const original = {blob: file, name: file.name || "photo.jpg", width: 0, height: 0};
+    if (typeof createImageBitmap !== "function") return Promise.resolve(original);
+    return createImageBitmap(file, {imageOrientation: "from-image"}).then((bitmap) => {
+      const w = bitmap.width, h = bitmap.height;
+      const scale = LONG_SIDE / Math.max(w, h);
+      if (!(scale < 1)) { bitmap.close(); return Object.assign(original, {width: w, height: h}); }
+      const canvas = document.createElement("canvas");
+      canvas.width = Math.round(w * scale);
+      canvas.height = Math.round(h * scale);
+      const ctx = canvas.getContext("2d");
+      ctx.imageSmoothingQuality = "high";
+      ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+      bitmap.close();
+      return new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY)).then((blob) => {
+        if (!blob || blob.size >= file.size) return Object.assign(original, {width: w, height: h});
+        return {blob: blob, name: original.name.replace(/\.[^.]*$/, "") + ".jpg", width: canvas.width, height: canvas.height};
+      });
+    }).catch(() => original);
+  }
+
   function usePhoto(file) {
     if (!file) return;
-    if (photo) URL.revokeObjectURL(photo.url);
     photoSeq += 1;
-    photo = {id: photoSeq, file: file, url: URL.createObjectURL(file), width: 0, height: 0};
+    const id = photoSeq;
+    status("Preparing the photo…");
+    busy(true);
+    shrinkPhoto(file).then((sent) => { if (id === photoSeq) sendPhoto(id, sent); });
+  }
+
+  function sendPhoto(id, sent) {
+    if (photo) URL.revokeObjectURL(photo.url);
+    // Everything about this photo (what is shown, the boxes, taps that place a card, the copy kept for
+    // training) uses the image that was sent, in its pixels.
+    photo = {id: id, file: sent.blob, name: sent.name, url: URL.createObjectURL(sent.blob), width: sent.width, height: sent.height};
+    placing = null;
+    toPlace = [];
+    $("ref-photo").classList.remove("placing");
     $("ref-img").src = photo.url;
     $("ref-photo").hidden = false;
     $("ref-boxes").textContent = "";
     $("ref-keep-status").textContent = "";
     status("Reading the cards…");
     const fd = new FormData();
-    fd.append("photo", file);
+    fd.append("photo", photo.file, photo.name);
     fd.append("rules", JSON.stringify(rules));
     if (mode === "hit") {
       fd.append("kind", $("ref-kind").value);
       fd.append("end", $("ref-end").value);
       fd.append("phase_down", $("ref-down").value === "1" ? "true" : "false");
       if (rows[0] && rows[0].length && !rows[1].length) fd.append("onto", rows[0].map((c) => c.card).join(" "));
-    } else {
+    } else if (mode === "phase") {
       fd.append("phase", String(currentPhase()));
     }
-    const id = photo.id;
-    busy(true);
-    fetch(api, {method: "POST", body: fd})
+    fetch(mode === "hand" ? root.dataset.hand : api, {method: "POST", body: fd})
       .then((r) => r.json().catch(() => ({error: "the server answered " + r.status})).then((body) => ({ok: r.ok, status: r.status, body: body})))
       .then(({ok, body}) => {
         if (!photo || photo.id !== id) return;
         busy(false);
         if (body.width) { photo.width = body.width; photo.height = body.height; }
+        revealPending = true;
         if (!ok && !body.cards) { status(""); showError(body.error || "the photo could not be read"); return; }
         const found = (body.cards || []).map((c) => newChip(c.card, {box: c.box, conf: c.confidence, photo: id, typed: false}));
         const detected = (body.detected || []).map((g) => g.map((k) => found[k]));
-        if (mode === "hit") {
+        if (mode === "hand") {
+          rows = [found];
+        } else if (mode === "hit") {
           if (body.onto && fd.has("onto")) rows[1] = detected.flat();
           else rows = [detected[0] || [], detected.slice(1).flat()];
         } else {
@@ -237,9 +358,9 @@
         renderRows();
         photoStatus();
         if (!ok) { showError(body.error); return; }
-        showVerdict(body);
+        if (mode === "hand") runCheck(); else showVerdict(body);
       })
-      .catch(() => { busy(false); status(""); showError("the photo could not be sent: check the connection and try again"); });
+      .catch(() => { busy(false); status(""); revealPending = true; showError("the photo could not be sent: check the connection and try again"); });
   }
 
   ["ref-take", "ref-pick"].forEach((id) => {
@@ -252,8 +373,27 @@
   function status(text) { $("ref-status").textContent = text; }
   function busy(on) { $("ref-verdict").classList.toggle("busy", on); }
 
+  // After a photo the verdict is below the photo and the chips, out of sight on a phone: bring it up.
+  function reveal() {
+    if (!revealPending) return;
+    revealPending = false;
+    const v = $("ref-verdict");
+    const calm = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    v.scrollIntoView({block: v.offsetHeight > window.innerHeight ? "start" : "nearest", behavior: calm ? "auto" : "smooth"});
+  }
+
   function requestBody() {
     const cards = (row) => row.map((c) => c.card);
+    if (mode === "hand") {
+      const hand = cards(rows.flat());
+      if (!hand.length) return null;
+      const body = {cards: hand};
+      const phase = currentPhase();
+      if (phase !== null) body.phase = phase;
+      // From a game the server knows the rules and, for a player, the phases still to do.
+      if (game) { body.game = game.id; if (game.player) body.player = game.player; } else body.rules = rules;
+      return body;
+    }
     if (mode === "hit") {
       if (!rows[0].length || !rows[1].length) return null;
       return {rules: rules, kind: $("ref-kind").value, end: $("ref-end").value || null, phase_down: $("ref-down").value === "1", onto: cards(rows[0]), cards: cards(rows[1])};
@@ -277,11 +417,12 @@
     if (!body) { lastVerdict = null; hint(); return; }
     inflight = new AbortController();
     busy(true);
-    fetch(api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body), signal: inflight.signal})
+    fetch(mode === "hand" ? root.dataset.advise : api, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body), signal: inflight.signal})
       .then((r) => r.json().then((b) => ({ok: r.ok, body: b})))
       .then(({ok, body: answer}) => {
         busy(false);
         if (!ok) { showError(answer.error || "the referee could not read that"); return; }
+        if (mode === "hand") { showAdvice(answer); return; }
         answer.arranged = "cards" in body && mode === "phase";
         showVerdict(answer);
       })
@@ -293,7 +434,11 @@
     v.textContent = "";
     const p = document.createElement("p");
     p.className = "muted";
-    p.textContent = mode === "hit" ? "Add the group on the table and the cards to hit with." : "Take a photo or tap the cards in: the verdict appears here.";
+    p.textContent = {
+      hit: "Add the group on the table and the cards to hit with.",
+      hand: "Take a photo of your hand or tap its cards in: the best arrangement toward the phase and the cards still missing appear here.",
+      phase: "Take a photo or tap the cards in: the verdict appears here.",
+    }[mode];
     v.appendChild(p);
     showMark(null);
   }
@@ -308,6 +453,7 @@
     p.textContent = text;
     v.appendChild(p);
     showMark(null);
+    reveal();
   }
 
   function rank(n) { return deck() === "playing-cards" ? (RANKS[n] || String(n)) : String(n); }
@@ -351,6 +497,11 @@
   }
 
   function showVerdict(answer) {
+    drawVerdict(answer);
+    reveal();
+  }
+
+  function drawVerdict(answer) {
     lastVerdict = answer;
     const v = $("ref-verdict");
     v.textContent = "";
@@ -390,11 +541,86 @@
     }
   }
 
+  // ------------------------------------------------------------------ hand advice
+
+  const KIND_WORD = {set: "Set", run: "Run", color: "Colour group", suit: "Suit group"};
+
+  function adviceGroup(g) {
+    const li = document.createElement("li");
+    const what = document.createElement("span");
+    what.className = "what";
+    what.textContent = KIND_WORD[g.kind] + " of " + g.size;
+    li.appendChild(what);
+    const mini = document.createElement("span");
+    mini.className = "mini";
+    g.cards.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
+    li.appendChild(mini);
+    const need = document.createElement("span");
+    need.className = g.missing ? "need" : "have";
+    need.textContent = g.missing ? "needs " + g.need : "✓";
+    li.appendChild(need);
+    return li;
+  }
+
+  function adviceBody(a, box) {
+    const summary = document.createElement("p");
+    summary.className = "ref-summary";
+    summary.textContent = a.summary;
+    box.appendChild(summary);
+    const ul = document.createElement("ul");
+    a.groups.forEach((g) => ul.appendChild(adviceGroup(g)));
+    box.appendChild(ul);
+    if (a.spare.length) {
+      const spare = document.createElement("p");
+      spare.className = "ref-spare muted small";
+      spare.textContent = "Not used: ";
+      const mini = document.createElement("span");
+      mini.className = "mini";
+      a.spare.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
+      spare.appendChild(mini);
+      box.appendChild(spare);
+    }
+  }
+
+  function adviceHead(a) {
+    const head = document.createElement("span");
+    head.className = a.complete ? "ref-ok" : "ref-need";
+    head.textContent = (a.complete ? "✓ " : "") + "Phase " + a.phase + ": " + a.phase_description;
+    const count = document.createElement("span");
+    count.className = "ref-missing";
+    count.textContent = a.complete ? " · can be laid down" : " · " + a.missing + " card" + (a.missing === 1 ? "" : "s") + " missing";
+    head.appendChild(count);
+    return head;
+  }
+
+  // One phase: its arrangement in full. Several (Masters): the closest open, the others one line each.
+  function showAdvice(answer) {
+    lastVerdict = answer;
+    const v = $("ref-verdict");
+    v.textContent = "";
+    const list = answer.advice || [answer];
+    list.forEach((a, i) => {
+      const box = document.createElement(list.length > 1 ? "details" : "div");
+      box.className = "ref-advice";
+      box.dataset.phase = String(a.phase);
+      const head = document.createElement(list.length > 1 ? "summary" : "p");
+      head.appendChild(adviceHead(a));
+      box.appendChild(head);
+      if (list.length > 1 && i === 0) box.open = true;
+      adviceBody(a, box);
+      v.appendChild(box);
+    });
+    showMark(null);
+    reveal();
+  }
+
   // ------------------------------------------------------------------ the picker
 
+  // Adding cards keeps the picker open: each pick adds a chip (and asks the referee again) until Done, so a
+  // hand is tapped in without reopening it for every card. Changing a card closes it after the pick.
   const picker = $("ref-picker");
-  let target = null;       // {row, index} (index -1: a new card)
-  let pickedSuit = null;
+  let target = null;       // {row, index, added} (index -1: adding cards; added: [{row, chip}] in this opening)
+  let pickedSuit = null;   // kept between openings: cards are often tapped in colour by colour
 
   function pickButton(label, cls, onClick, pressed) {
     const b = document.createElement("button");
@@ -410,30 +636,46 @@
     if (target.index < 0) {
       const chip = newChip(card, {photo: photo ? photo.id : null});
       rows[target.row].push(chip);
-      picker.close();
+      target.added.push({row: target.row, chip: chip});
       changed();
-      if (photo) startPlacing(chip);
+      fillPicker();
       return;
     }
     const chip = rows[target.row][target.index];
     chip.card = card;
     chip.conf = null;  // a corrected card is certain
-    fillPicker();
+    picker.close("done");
     changed();
+  }
+
+  function suitOf(card, playing) {
+    const m = playing ? /^(A|J|Q|K|\d{1,2})([SHDC])$/.exec(card) : /^([RBGY])(\d{1,2})$/.exec(card);
+    return m ? {suit: playing ? m[2] : m[1], rank: playing ? m[1] : m[2]} : null;
+  }
+
+  function fillAdded() {
+    const strip = $("ref-picker-added");
+    strip.textContent = "";
+    if (target.index >= 0) { strip.hidden = true; return; }
+    strip.hidden = false;
+    const row = rows[target.row];
+    const label = document.createElement("span");
+    label.className = "small muted";
+    label.textContent = row.length ? rowLabel(target.row).replace(/ \(.*\)/, "") + ":" : "No cards yet";
+    strip.appendChild(label);
+    row.forEach((c) => strip.appendChild(chipEl({card: c.card}, true)));
   }
 
   function fillPicker() {
     const chip = target.index >= 0 ? rows[target.row][target.index] : null;
-    $("ref-picker-title").textContent = chip ? "Change " + face(chip.card).title : "Add a card to " + rowLabel(target.row).toLowerCase();
+    $("ref-picker-title").textContent = chip ? "Change " + face(chip.card).title : "Add cards to " + rowLabel(target.row).toLowerCase();
     const current = chip ? chip.card : "";
     const suits = $("ref-suits"), ranks = $("ref-ranks"), specials = $("ref-specials"), moves = $("ref-moves");
     suits.textContent = ""; ranks.textContent = ""; specials.textContent = ""; moves.textContent = "";
     const playing = deck() === "playing-cards";
     const suitKeys = playing ? ["S", "H", "D", "C"] : ["R", "B", "G", "Y"];
-    const m = playing ? /^(A|J|Q|K|\d{1,2})([SHDC])$/.exec(current) : /^([RBGY])(\d{1,2})$/.exec(current);
-    const curSuit = m ? (playing ? m[2] : m[1]) : null;
-    const curRank = m ? (playing ? m[1] : m[2]) : null;
-    if (!pickedSuit || suitKeys.indexOf(pickedSuit) < 0) pickedSuit = curSuit || suitKeys[0];
+    const cur = suitOf(current, playing);
+    if (!pickedSuit || suitKeys.indexOf(pickedSuit) < 0) pickedSuit = cur ? cur.suit : suitKeys[0];
     suitKeys.forEach((s) => {
       const label = playing ? SUIT_SIGN[s] : {R: "Red", B: "Blue", G: "Green", Y: "Yellow"}[s];
       const cls = playing ? (s === "H" || s === "D" ? "s-red" : "") : "c-" + s;
@@ -443,12 +685,17 @@
     const rankList = playing ? ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] : ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"];
     rankList.forEach((r) => {
       const card = playing ? r + pickedSuit : pickedSuit + r;
-      ranks.appendChild(pickButton(r, "", () => setCard(card), card === current && r === curRank));
+      ranks.appendChild(pickButton(r, "", () => setCard(card), card === current && cur !== null && r === cur.rank));
     });
     (playing ? [["JK", "Joker"]] : [["W", "Wild"], ["S", "Skip"]]).forEach(([card, label]) => {
       specials.appendChild(pickButton(label, "", () => setCard(card), card === current));
     });
+    fillAdded();
     $("ref-remove").hidden = !chip;
+    $("ref-undo").hidden = chip !== null || !target.added.length;
+    const next = $("ref-next");
+    next.hidden = chip !== null || target.row >= rows.length - 1;
+    next.textContent = mode === "hit" ? "Cards to add ▶" : "Next group ▶";
     if (!chip) return;
     const row = rows[target.row];
     if (target.index > 0) moves.appendChild(pickButton("◀ Earlier", "", () => { swap(-1); }));
@@ -458,7 +705,8 @@
       moves.appendChild(pickButton("Move to " + rowLabel(k).replace(/ \(.*\)/, "").toLowerCase(), "", () => {
         const [moved] = rows[target.row].splice(target.index, 1);
         rows[k].push(moved);
-        picker.close();
+        target = null;
+        picker.close("moved");
         changed();
       }));
     });
@@ -466,7 +714,8 @@
       moves.appendChild(pickButton("Move to a new group", "", () => {
         const [moved] = rows[target.row].splice(target.index, 1);
         rows.push([moved]);
-        picker.close();
+        target = null;
+        picker.close("moved");
         changed();
       }));
     }
@@ -481,20 +730,44 @@
     changed();
   }
 
+  $("ref-undo").addEventListener("click", () => {
+    const last = target && target.added.pop();
+    if (!last) return;
+    const k = rows[last.row].indexOf(last.chip);
+    if (k >= 0) rows[last.row].splice(k, 1);
+    changed();
+    fillPicker();
+  });
+
+  $("ref-next").addEventListener("click", () => {
+    if (!target || target.row >= rows.length - 1) return;
+    target.row += 1;
+    fillPicker();
+  });
+
   function openPicker(row, index) {
-    target = {row: row, index: index};
-    pickedSuit = null;
+    target = {row: row, index: index, added: []};
+    // A card being changed starts from its own colour; cards being added from the last colour picked.
+    if (index >= 0) pickedSuit = null;
     fillPicker();
     if (index >= 0) drawBoxes(rows[row][index]);
     if (typeof picker.showModal === "function") picker.showModal(); else picker.setAttribute("open", "");
   }
 
   picker.addEventListener("close", () => {
-    if (picker.returnValue === "remove" && target && target.index >= 0) {
-      rows[target.row].splice(target.index, 1);
+    const was = target;
+    target = null;
+    if (was && picker.returnValue === "remove" && was.index >= 0) {
+      rows[was.row].splice(was.index, 1);
       changed();
     } else {
       drawBoxes();
+      if (was && photo) {
+        // Cards added to a photo, or a card without a box changed, wait for their place on the photo.
+        const chips = was.index >= 0 ? [rows[was.row][was.index]].filter(Boolean) : was.added.map((a) => a.chip);
+        const unplaced = chips.filter((c) => c.photo === photo.id && !c.box);
+        if (unplaced.length) startPlacing(unplaced);
+      }
     }
     picker.returnValue = "";
   });
@@ -562,13 +835,15 @@
     if (phaseSel) {
       const keep = phaseSel.value;
       phaseSel.textContent = "";
+      const each = mode === "hand" && catalogue[rules.name].choose_phase;
+      if (each) phaseSel.appendChild(new Option("Every phase", ""));
       Object.entries(catalogue[rules.name].phases).forEach(([n, p]) => {
         const o = document.createElement("option");
         o.value = n;
         o.textContent = n + ": " + p.description;
         phaseSel.appendChild(o);
       });
-      if (catalogue[rules.name].phases[keep]) phaseSel.value = keep;
+      if (catalogue[rules.name].phases[keep] || (each && keep === "")) phaseSel.value = keep;
     }
     const shoot = root.querySelector(".ref-shoot");
     if (shoot) {
@@ -596,6 +871,8 @@
   readRules();
   if (mode === "hit") {
     rows = [parseTokens(initial.onto).map((c) => newChip(c)), parseTokens(initial.cards).map((c) => newChip(c))];
+  } else if (mode === "hand") {
+    rows = [parseTokens(initial.cards.replace(/\|/g, " ")).map((c) => newChip(c))];
   } else if (initial.cards) {
     rows = initial.cards.split("|").map((part) => parseTokens(part).map((c) => newChip(c)));
   }

@@ -1,0 +1,170 @@
+"""Counting a hand from a photo in the round form, in a real Chromium at a phone's size (390×844): the player
+photographs the cards left in their hand, the camera reads them, a tap corrects them and "Use these cards" fills
+that player's counters, whose sum and draft follow. The round form here is the app's own with the hand photo
+included the way it is meant to be (``ROUND_FORM_LINES``). Screenshots go to test-artifacts/photo/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from flask_migrate import upgrade
+from jinja2 import ChoiceLoader, DictLoader
+from playwright.sync_api import expect
+
+from companion.app import create_app
+from companion.extensions import db
+from tests.browser import test_score_keeper_browser as score_keeper
+from tests.browser.test_photo_referee import ARTIFACTS, phone
+from tests.web.served import served
+
+browser = score_keeper.browser
+CHROMIUM = score_keeper.CHROMIUM
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
+    ),
+]
+
+# Where the round form takes the hand photo: the partial in each player's hand, after the counters (so it is
+# hidden for whoever went out), its stylesheet at the top of the page and its script beside the form's others.
+ROUND_FORM_LINES = {
+    "include": '{% include "games/_hand_photo.html" %}',
+    "link": "<link rel=\"stylesheet\" href=\"{{ url_for('static', filename='hand.css') }}\">",
+    "script": "<script src=\"{{ url_for('static', filename='hand.js') }}\" defer></script>",
+}
+
+
+def round_form_with_hand_photo() -> str:
+    page = (ROOT / "templates" / "games" / "round.html").read_text()
+    counters_end = "      {% endfor %}\n      </div>\n    </div>\n"  # the counters, then the hand, close
+    assert page.count(counters_end) == 1 and "{% block main %}" in page and "{% block scripts %}" in page
+    page = page.replace(
+        counters_end,
+        "      {% endfor %}\n      </div>\n      " + ROUND_FORM_LINES["include"] + "\n    </div>\n",
+    )
+    page = page.replace("{% block main %}", "{% block main %}\n" + ROUND_FORM_LINES["link"])
+    return page.replace("{% block scripts %}", "{% block scripts %}" + ROUND_FORM_LINES["script"])
+
+
+@pytest.fixture
+def hand_app(tmp_path: Path, monkeypatch):
+    from companion.referee import camera
+
+    monkeypatch.setattr(camera, "status", lambda: camera.CameraStatus(True))
+    app = create_app(
+        {
+            "SECRET_KEY": "browser test " * 4,
+            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
+        }
+    )
+    app.jinja_env.loader = ChoiceLoader(
+        [DictLoader({"games/round.html": round_form_with_hand_photo()}), app.jinja_env.loader]
+    )
+    with app.app_context():
+        upgrade()
+    yield app
+    with app.app_context():
+        db.engine.dispose()
+
+
+def _hand_reading(text: str, unsure: int):
+    """A camera that reads the rendered hand right, one card at low confidence."""
+    from tests.photo.scenes import known_reading
+
+    def read(truth):
+        reading = known_reading(text, truth, {})
+        doubtful = reading.cards[unsure]
+        cards = list(reading.cards)
+        cards[unsure] = type(doubtful)(doubtful.card, 0.41, doubtful.box)
+        return type(reading)(tuple(cards), reading.groups, reading.width, reading.height, reading.timings)
+
+    return read
+
+
+def test_a_hand_photographed_fills_the_players_counters_after_a_tap_to_correct_it(
+    hand_app, browser, tmp_path, monkeypatch
+):
+    from companion.referee import camera
+    from companion.rules import hand_points, parse_cards
+    from tests.photo.scenes import phase_scene
+
+    text = "R3 G7 B11 S W"
+    jpeg, truth = phase_scene(text, seed=8)
+    reading = _hand_reading(text, unsure=1)(truth)
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: reading)
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg)
+    with served(hand_app) as base:
+        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+        page = phone(browser)
+        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+        page.goto(f"{base}/games/{game['id']}/round")
+        ben = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ben')"))
+        shoot = ben.locator("[data-hand-photo]")
+        expect(shoot).to_be_visible()
+        assert ben.locator("[data-hand-file]").get_attribute("capture") == "environment"
+        ben.locator("input[name='p1_points']").fill("40")  # a total typed before the photo
+        ben.locator("[data-hand-file]").set_input_files(str(photo))
+        chips = ben.locator(".hp-chip:not(.add)")
+        expect(chips).to_have_count(5)
+        assert [c.get_attribute("data-card") for c in chips.all()] == text.split()
+        assert ben.locator(".hp-chip.unsure").get_attribute("data-card") == "G7"
+        expect(ben.locator("[data-hand-count]")).to_have_text(
+            "1–9 × 2 · 10–12 × 1 · Skip × 1 · Wild × 1 = 60 points"
+        )
+        page.screenshot(path=str(ARTIFACTS / "hand-read.png"), full_page=True)
+
+        # The Wild was not in the hand: tap it and remove it; the camera missed a Y12: + adds it.
+        ben.locator(".hp-chip[data-card='W']").click()
+        page.locator(".hp-picker .hp-remove").click()
+        expect(ben.locator("[data-hand-count]")).to_contain_text("= 35 points")
+        ben.locator(".hp-chip.add").click()
+        page.locator(".hp-picker .hp-suits button", has_text="Yellow").click()
+        page.locator(".hp-picker .hp-ranks").get_by_role("button", name="12", exact=True).click()
+        page.locator(".hp-picker .hp-done").click()
+        final = "R3 G7 B11 S Y12"
+        points = hand_points(parse_cards(final))
+        expect(ben.locator("[data-hand-count]")).to_contain_text(f"= {points} points")
+
+        ben.locator("[data-hand-use]").click()
+        counts = {
+            k: ben.locator(f"input[name='p1_{k}']").input_value() for k in ("low", "high", "skip", "wild")
+        }
+        assert counts == {"low": "2", "high": "2", "skip": "1", "wild": "0"}
+        assert ben.locator("input[name='p1_points']").input_value() == ""
+        expect(ben.locator("[data-sum]")).to_have_text(str(points))
+        assert ben.locator(".counter.has [data-count]").all_inner_texts() == ["2", "2", "1"]
+        expect(ben.locator("[data-hand-status]")).to_contain_text(f"{points} points")
+        draft = page.evaluate("Object.values(localStorage).join(' ')")  # draft.js keeps what was typed
+        assert '["p1_high","2"]' in draft and '["p1_skip","1"]' in draft
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(ARTIFACTS / "hand-counted.png"), full_page=True)
+
+
+def test_a_photo_with_no_cards_says_so_and_leaves_the_counters_alone(
+    hand_app, browser, tmp_path, monkeypatch
+):
+    from companion.referee import camera
+    from vision.reader import PhotoReading
+
+    empty = PhotoReading((), (), 1024, 768, {"decode": 1.0})
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: empty)
+    photo = tmp_path / "table.jpg"
+    from tests.photo.scenes import phase_photo
+
+    photo.write_bytes(phase_photo("R1", seed=1))
+    with served(hand_app) as base:
+        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+        page = phone(browser)
+        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+        page.goto(f"{base}/games/{game['id']}/round")
+        ana = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ana')"))
+        ana.locator("[data-hand-file]").set_input_files(str(photo))
+        expect(ana.locator("[data-hand-status]")).to_contain_text("no cards were found")
+        expect(ana.locator("[data-hand-result]")).to_be_hidden()
+        assert ana.locator("input[name='p0_low']").input_value() == "0"
