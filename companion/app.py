@@ -9,10 +9,12 @@ from typing import Any
 
 from flask import Flask, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
+from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 from sqlalchemy import event
 from werkzeug.exceptions import HTTPException
 
+from . import i18n
 from .extensions import csrf, db, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +124,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     db.init_app(app)
     migrate.init_app(app, db, directory=str(MIGRATIONS))
     csrf.init_app(app)
+    i18n.init_app(app)
     with app.app_context():
         if db.engine.dialect.name == "sqlite":
             event.listen(db.engine, "connect", _sqlite_pragmas)
@@ -169,15 +172,17 @@ def _wants_json() -> bool:
 def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(CSRFError)
     def csrf_error(exc: CSRFError) -> Any:
-        message = "This form has expired or was sent from elsewhere. Go back, reload the page and try again."
-        return render_template("errors.html", code=400, title="Form expired", message=message), 400
+        message = gettext(
+            "This form has expired or was sent from elsewhere. Go back, reload the page and try again."
+        )
+        return render_template("errors.html", code=400, title=gettext("Form expired"), message=message), 400
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         code = exc.code or 500
         if _wants_json():
             return jsonify(error=_plain(exc)), code
-        return render_template("errors.html", code=code, title=exc.name, message=_plain(exc)), code
+        return render_template("errors.html", code=code, title=_title(exc), message=_plain(exc)), code
 
     @app.errorhandler(Exception)
     def unexpected(exc: Exception) -> Any:
@@ -185,19 +190,33 @@ def _register_error_pages(app: Flask) -> None:
 
         app.logger.exception("unhandled error on %s %s", request.method, redact(request.path))
         db.session.rollback()
-        message = "Something went wrong on the server; nothing was saved. Try again."
+        message = gettext("Something went wrong on the server; nothing was saved. Try again.")
         if _wants_json():
             return jsonify(error=message), 500
-        return render_template("errors.html", code=500, title="Server error", message=message), 500
+        return render_template("errors.html", code=500, title=gettext("Server error"), message=message), 500
+
+
+def _title(exc: HTTPException) -> str:
+    # Werkzeug's names, in the page's language.
+    titles = {
+        400: gettext("Bad Request"),
+        403: gettext("Forbidden"),
+        404: gettext("Not Found"),
+        405: gettext("Method Not Allowed"),
+        409: gettext("Conflict"),
+        413: gettext("Request Entity Too Large"),
+        500: gettext("Internal Server Error"),
+    }
+    return titles.get(exc.code or 0, exc.name)
 
 
 def _plain(exc: HTTPException) -> str:
     messages = {
-        400: "The request could not be read.",
-        403: "This needs the game's edit secret.",
-        404: "There is nothing at this address.",
-        405: "This address does not take that kind of request.",
-        413: "That is too much data to send at once.",
+        400: gettext("The request could not be read."),
+        403: gettext("This needs the game's edit secret."),
+        404: gettext("There is nothing at this address."),
+        405: gettext("This address does not take that kind of request."),
+        413: gettext("That is too much data to send at once."),
     }
     description = exc.description or ""
     # Werkzeug's stock descriptions talk to developers; a message given with abort() talks to players.

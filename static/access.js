@@ -7,6 +7,7 @@
   if (!form || !secret) return;
   history.replaceState(null, "", location.pathname);
   document.getElementById("access-token").value = secret;
-  document.getElementById("access-status").textContent = "Opening the game for editing…";
+  var status = document.getElementById("access-status");
+  status.textContent = status.getAttribute("data-opening") || "";
   form.submit();
 })();

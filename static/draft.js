@@ -54,7 +54,7 @@
   var waiting = window.p10Outbox && window.p10Outbox.find(round);
   if (form.getAttribute("data-fresh") === "1" && (waiting || draft)) {
     restore(waiting || draft);
-    say(waiting ? "" : "Your draft of this round is back, as you left it.");
+    say(waiting ? "" : (note && note.getAttribute("data-restored")) || "");
   }
 
   function keep() {

@@ -5,10 +5,12 @@
   if (!form) return;
   var dealer = form.querySelector('select[name="first_dealer"]');
   var names = form.querySelectorAll('input[name^="names-"]');
+  // "Player {n}" in the page's language, for a seat with no name typed yet.
+  var unnamed = dealer.getAttribute("data-player") || "{n}";
   function update() {
     names.forEach(function (input, i) {
       var option = dealer.options[i];
-      if (option) option.textContent = input.value.trim() || "Player " + (i + 1);
+      if (option) option.textContent = input.value.trim() || unnamed.replace("{n}", String(i + 1));
     });
   }
   names.forEach(function (input) { input.addEventListener("input", update); });

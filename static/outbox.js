@@ -9,6 +9,14 @@
   var game = box.getAttribute("data-game");
   var key = "p10:outbox:" + game;
   var sending = false;
+  // The words are the page's (data-waiting-one, -few, -other: one per plural form of its language).
+  var plurals = null;
+  try { plurals = new Intl.PluralRules(document.documentElement.lang || undefined); } catch (e) { /* one/other */ }
+  function waitingText(n) {
+    var form = plurals ? plurals.select(n) : (n === 1 ? "one" : "other");
+    var text = box.getAttribute("data-waiting-" + form) || box.getAttribute("data-waiting-other") || "{n}";
+    return text.replace("{n}", String(n));
+  }
 
   function load() {
     try { return JSON.parse(localStorage.getItem(key) || "[]"); } catch (e) { return []; }
@@ -26,11 +34,10 @@
     var waiting = list.length - refused.length;
     var parts = [];
     if (waiting) {
-      parts.push(waiting === 1 ? "1 round waiting — will send when the connection is back."
-        : waiting + " rounds waiting — will send when the connection is back.");
+      parts.push(waitingText(waiting));
     }
     refused.forEach(function (e) {
-      parts.push("Round " + e.round + " was not saved: the server refused it. Open the round form to check it.");
+      parts.push((box.getAttribute("data-refused") || "{round}").replace("{round}", String(e.round)));
     });
     box.textContent = parts.join(" ");
   }

@@ -23,7 +23,9 @@
     var typed = entry.querySelector(".typed input");
     var out = entry.querySelector("[data-sum]");
     if (typed && typed.value !== "") {
-      out.textContent = typed.value + (sum && String(sum) !== typed.value ? " (counters: " + sum + ")" : "");
+      var form = entry.closest("form");
+      var note = (form && form.getAttribute("data-counters")) || "({sum})";
+      out.textContent = typed.value + (sum && String(sum) !== typed.value ? " " + note.replace("{sum}", String(sum)) : "");
     } else {
       out.textContent = String(sum);
     }

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from flask_babel import gettext, lazy_gettext
 from flask_wtf import FlaskForm
 from wtforms import BooleanField, FieldList, IntegerField, RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, NumberRange, Optional
@@ -23,24 +24,34 @@ from companion.rules.game import (
 )
 
 from .. import scorebook
+from ..i18n import ruleset_title
 
 
 class NewGameForm(FlaskForm):  # type: ignore[misc]
     names = FieldList(
-        StringField("Player", render_kw={"maxlength": MAX_NAME_LENGTH}), min_entries=MAX_PLAYERS
+        StringField(lazy_gettext("Player"), render_kw={"maxlength": MAX_NAME_LENGTH}), min_entries=MAX_PLAYERS
     )
     rules = SelectField(
-        "Rule set", choices=[(n, REGISTRY[n].title) for n in ruleset_names()], default="standard"
+        lazy_gettext("Rule set"),
+        choices=[(n, REGISTRY[n].title) for n in ruleset_names()],
+        default="standard",
     )
     last_phase = SelectField(
-        "Last phase", choices=[(str(n), str(n)) for n in range(10, 0, -1)], default="10", coerce=str
+        lazy_gettext("Last phase"),
+        choices=[(str(n), str(n)) for n in range(10, 0, -1)],
+        default="10",
+        coerce=str,
     )
-    everyone_advances = BooleanField("Everyone advances every round")
-    wrap_runs = BooleanField("Runs may wrap from the top number to 1")
-    natural_per_group = BooleanField("Every group needs a numbered card")
-    flushes_share_suit = BooleanField("Playing cards: phase 8's two flushes may be of one suit", default=True)
+    everyone_advances = BooleanField(lazy_gettext("Everyone advances every round"))
+    wrap_runs = BooleanField(lazy_gettext("Runs may wrap from the top number to 1"))
+    natural_per_group = BooleanField(lazy_gettext("Every group needs a numbered card"))
+    flushes_share_suit = BooleanField(
+        lazy_gettext("Playing cards: phase 8's two flushes may be of one suit"), default=True
+    )
     first_dealer = SelectField(
-        "First dealer", choices=[(str(i), f"Player {i + 1}") for i in range(MAX_PLAYERS)], default="0"
+        lazy_gettext("First dealer"),
+        choices=[(str(i), lazy_gettext("Player %(number)s", number=i + 1)) for i in range(MAX_PLAYERS)],
+        default="0",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -48,9 +59,11 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
         # The dealer is chosen by name: the names typed so far (newgame.js keeps them current while typing).
         typed = [(entry.data or "").strip() for entry in self.names.entries]
         self.first_dealer.choices = [
-            (str(i), typed[i] if i < len(typed) and typed[i] else f"Player {i + 1}")
+            (str(i), typed[i] if i < len(typed) and typed[i] else gettext("Player %(number)s", number=i + 1))
             for i in range(MAX_PLAYERS)
         ]
+        # The rule sets' titles in the page's language; the registry's English stays for the API.
+        self.rules.choices = [(n, ruleset_title(n, REGISTRY[n].title)) for n in ruleset_names()]
         self.ruleset: RuleSet | None = None
         self.player_names: list[str] = []
         self.dealer_index = 0
@@ -64,13 +77,15 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
         seat_of_dealer = int(self.first_dealer.data)
         filled = [i for i, name in enumerate(typed) if name]
         if len(filled) < MIN_PLAYERS:
-            self.names_error = (
-                f"Type the names of at least {MIN_PLAYERS} players, in seat order "
-                f"(Phase 10 is played by {MIN_PLAYERS} to {MAX_PLAYERS} players)."
+            self.names_error = gettext(
+                "Type the names of at least %(least)d players, in seat order "
+                "(Phase 10 is played by %(least)d to %(most)d players).",
+                least=MIN_PLAYERS,
+                most=MAX_PLAYERS,
             )
             return False
         if seat_of_dealer not in filled:
-            self.first_dealer.errors.append("the first dealer must be one of the players above")
+            self.first_dealer.errors.append(gettext("the first dealer must be one of the players above"))
             return False
         try:
             self.ruleset = scorebook.ruleset_from(
@@ -91,7 +106,7 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
             self.rules.errors.append(exc.message)
             return False
         except ValueError:
-            self.last_phase.errors.append("choose a phase from 1 to 10")
+            self.last_phase.errors.append(gettext("choose a phase from 1 to 10"))
             return False
         self.player_names = [typed[i] for i in filled]
         self.dealer_index = filled.index(seat_of_dealer)
@@ -153,7 +168,9 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
                 continue  # a tampered token: the form still saves, without protection from a resend
         return None
 
-    went_out = RadioField("Who went out?", validators=[InputRequired(message="choose who went out")])
+    went_out = RadioField(
+        lazy_gettext("Who went out?"), validators=[InputRequired(message=lazy_gettext("choose who went out"))]
+    )
 
     rules: RuleSet
     names: tuple[str, ...]
@@ -197,7 +214,11 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
                 if row.points.data is not None:
                     if tapped and tapped != row.points.data:
                         row.points.errors.append(
-                            f"the counters add up to {tapped} but {row.points.data} was typed: clear one of them"
+                            gettext(
+                                "the counters add up to %(tapped)d but %(typed)d was typed: clear one of them",
+                                tapped=tapped,
+                                typed=row.points.data,
+                            )
                         )
                     entry["points"] = row.points.data
                 elif tapped:
@@ -238,21 +259,28 @@ def round_form(
     ``phases`` narrows each player's Masters choice to the phases the engine says are still to do."""
     attrs: dict[str, Any] = {}
     most = max_hand_cards(rules.deck)
-    count = NumberRange(min=0, max=most, message=f"from 0 to {most} cards")
+    # NumberRange puts the bounds into its message itself.
+    count = NumberRange(min=0, max=most, message=gettext("from %(min)s to %(max)s cards"))
     for i, name in enumerate(names):
-        attrs[f"p{i}_down"] = BooleanField("Laid down their phase")
+        attrs[f"p{i}_down"] = BooleanField(gettext("Laid down their phase"))
         attrs[f"p{i}_points"] = IntegerField(
-            "or type the total",
-            validators=[Optional(), NumberRange(min=0, max=999, message="0 to 999 points")],
+            gettext("or type the total"),
+            validators=[
+                Optional(),
+                NumberRange(min=0, max=999, message=gettext("%(min)s to %(max)s points")),
+            ],
         )
         for b in buckets(rules.deck):
             attrs[f"p{i}_{b.key}"] = IntegerField(b.label, default=0, validators=[Optional(), count])
         if rules.choose_phase:
             attrs[f"p{i}_phase"] = SelectField(
-                "Phase attempted",
+                gettext("Phase attempted"),
                 choices=[
                     ("", "—"),
-                    *((str(p), f"Phase {p}") for p in (phases or {}).get(name, rules.phases)),
+                    *(
+                        (str(p), gettext("Phase %(number)d", number=p))
+                        for p in (phases or {}).get(name, rules.phases)
+                    ),
                 ],
                 default="",
                 validate_choice=True,

@@ -7,11 +7,12 @@ import re
 from typing import Any
 
 from flask import abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext, ngettext
 from flask_wtf import FlaskForm
 from markupsafe import Markup
 from werkzeug.wrappers import Response
 
-from .. import scorebook
+from .. import i18n, scorebook
 from ..access import cookie_name, held_game_ids, page_token, remember, remember_seen, who
 from ..extensions import db
 from ..models import Game, Player, is_game_id
@@ -28,7 +29,7 @@ def _load(game_id: str) -> scorebook.Loaded:
     try:
         return scorebook.load(game_id)
     except scorebook.GameNotFound:
-        abort(404, description="There is no game at this address. Check the link you were given.")
+        abort(404, description=gettext("There is no game at this address. Check the link you were given."))
 
 
 def _require_editor(game: Game) -> str:
@@ -36,8 +37,10 @@ def _require_editor(game: Game) -> str:
     if token is None:
         abort(
             403,
-            description="Only devices with this game's edit link can change it. "
-            "Ask whoever started the game to share the edit link.",
+            description=gettext(
+                "Only devices with this game's edit link can change it. "
+                "Ask whoever started the game to share the edit link."
+            ),
         )
     return token
 
@@ -104,12 +107,18 @@ def standings(state: Any, rules: Any) -> list[dict[str, Any]]:
     for placement in places:
         player = by_name[placement.name]
         if placement.place == 1:
-            behind = "leads" if sum(p.place == 1 for p in places) == 1 else "shares the lead"
+            behind = (
+                gettext("leads") if sum(p.place == 1 for p in places) == 1 else gettext("shares the lead")
+            )
         elif placement.phases_completed < leader.phases_completed and not rules.everyone_advances:
             gap = leader.phases_completed - placement.phases_completed
-            behind = f"{gap} phase{'' if gap == 1 else 's'} behind {leader.name}"
+            behind = ngettext(
+                "%(num)d phase behind %(leader)s", "%(num)d phases behind %(leader)s", gap, leader=leader.name
+            )
         else:
-            behind = f"{placement.total - leader.total} pts behind {leader.name}"
+            behind = gettext(
+                "%(points)d pts behind %(leader)s", points=placement.total - leader.total, leader=leader.name
+            )
         rows.append(
             {
                 "place": placement.place,
@@ -125,9 +134,7 @@ def standings(state: Any, rules: Any) -> list[dict[str, Any]]:
 
 @bp.app_template_filter("phase_text")
 def phase_text(number: int | None, rules: Any) -> str:
-    if number is None:
-        return "all phases done"
-    return f"Phase {number}: {rules.phase(number).description}"
+    return i18n.phase_text(number, rules)
 
 
 @bp.get("/sw.js")
@@ -166,13 +173,13 @@ def open_game() -> Response:
     """Open a game from a pasted share or edit link (or a bare game id)."""
     form = ConfirmForm()
     if not form.validate_on_submit():
-        abort(400, description="This form has expired. Reload the page and try again.")
+        abort(400, description=gettext("This form has expired. Reload the page and try again."))
     text = (request.form.get("link") or "").strip()
     match = _GAME_PATH.search(text)
     game_id = match.group(1) if match else text
     token = (match.group(2) or match.group(3)) if match else None
     if not is_game_id(game_id) or scorebook.current_version(game_id) is None:
-        flash("No game was found for that link. Paste the whole link you were given.")
+        flash(gettext("No game was found for that link. Paste the whole link you were given."))
         return redirect(url_for("games.home"))
     if token:
         return _grant(game_id, token)
@@ -197,7 +204,11 @@ def new() -> Any:
         else:
             response = redirect(url_for("games.table", game_id=loaded.game.id))
             remember(response, loaded.game.id, token)
-            flash("Game started. This device can enter rounds; share the read-only link with the table.")
+            flash(
+                gettext(
+                    "Game started. This device can enter rounds; share the read-only link with the table."
+                )
+            )
             return response
     return render_template("games/new.html", form=form, known=known), 400 if form.is_submitted() else 200
 
@@ -235,7 +246,7 @@ def access(game_id: str) -> Response:
     """The edit link's secret, posted: a device that sends it may change the game from then on."""
     form = ConfirmForm()
     if not form.validate_on_submit():
-        abort(400, description="This form has expired. Reload the page and try again.")
+        abort(400, description=gettext("This form has expired. Reload the page and try again."))
     text = (request.form.get("token") or "").strip()
     match = _GAME_PATH.search(text)
     token = (match.group(2) or match.group(3)) if match else text.lstrip("#")
@@ -251,10 +262,10 @@ def access_by_path(game_id: str, token: str) -> Response:
 def _grant(game_id: str, token: str) -> Response:
     loaded = _load(game_id)
     if not loaded.game.token_matches(token):
-        abort(403, description="This edit link is not valid for this game. Ask for the link again.")
+        abort(403, description=gettext("This edit link is not valid for this game. Ask for the link again."))
     response = redirect(url_for("games.table", game_id=game_id))
     remember(response, game_id, token)
-    flash("This device can now enter and edit rounds.")
+    flash(gettext("This device can now enter and edit rounds."))
     return response
 
 
@@ -313,7 +324,7 @@ def enter_round(game_id: str) -> Any:
         if saved is not None:
             return _already_saved(game_id, saved)
     if state.status == "finished":
-        flash("The game is over: no more rounds to enter.")
+        flash(gettext("The game is over: no more rounds to enter."))
         return redirect(url_for("games.table", game_id=game_id))
     rules = scorebook.ruleset_of(loaded.game)
     number = state.round_number
@@ -325,8 +336,12 @@ def enter_round(game_id: str) -> Any:
         return _round_page(loaded, form, number, False, status=400)
     if form.round.data != number:
         form.round.errors = [
-            f"Round {form.round.data} was already saved from another device. Here is round {number}: check the "
-            "table before entering it."
+            gettext(
+                "Round %(sent)s was already saved from another device. Here is round %(number)d: check the "
+                "table before entering it.",
+                sent=form.round.data,
+                number=number,
+            )
         ]
         fresh = _next_round_form(rules, state)
         fresh.round.errors = form.round.errors
@@ -356,8 +371,11 @@ def enter_round(game_id: str) -> Any:
             fresh_loaded = _load(game_id)
             fresh = _next_round_form(rules, fresh_loaded.state)
             fresh.round.errors = [
-                f"Round {number} was saved from another device a moment ago; nothing of yours was saved. "
-                "Check the table, then enter the next round."
+                gettext(
+                    "Round %(number)d was saved from another device a moment ago; nothing of yours was saved. "
+                    "Check the table, then enter the next round.",
+                    number=number,
+                )
             ]
             return _round_page(fresh_loaded, fresh, fresh_loaded.state.round_number, False, status=409)
         _refusal(form, exc)
@@ -365,7 +383,7 @@ def enter_round(game_id: str) -> Any:
     except scorebook.ScorebookError as exc:
         _refusal(form, exc)
         return _round_page(loaded, form, number, False, status=400)
-    flash(f"Round {number} saved.")
+    flash(gettext("Round %(number)d saved.", number=number))
     return redirect(url_for("games.table", game_id=game_id))
 
 
@@ -375,7 +393,7 @@ def rematch(game_id: str) -> Response:
     loaded = _load(game_id)
     _require_editor(loaded.game)
     if not ConfirmForm().validate_on_submit():
-        abort(400, description="This form has expired. Reload the page and try again.")
+        abort(400, description=gettext("This form has expired. Reload the page and try again."))
     try:
         fresh, token = scorebook.rematch(game_id, who("page"))
     except scorebook.ScorebookError as exc:
@@ -383,7 +401,7 @@ def rematch(game_id: str) -> Response:
         return redirect(url_for("games.table", game_id=game_id))
     response = redirect(url_for("games.table", game_id=fresh.game.id))
     remember(response, fresh.game.id, token)
-    flash(f"Rematch: {fresh.state.dealer} deals the first round.")
+    flash(gettext("Rematch: %(dealer)s deals the first round.", dealer=fresh.state.dealer))
     return response
 
 
@@ -393,20 +411,25 @@ def delete_game(game_id: str) -> Response:
     loaded = _load(game_id)
     _require_editor(loaded.game)
     if not ConfirmForm().validate_on_submit():
-        abort(400, description="This form has expired. Reload the page and try again.")
+        abort(400, description=gettext("This form has expired. Reload the page and try again."))
     try:
         scorebook.delete_empty_game(game_id)
     except scorebook.ScorebookError as exc:
-        flash(f"The game was not deleted: {exc.message}")
+        flash(gettext("The game was not deleted: %(reason)s", reason=exc.message))
         return redirect(url_for("games.table", game_id=game_id))
-    flash("The game was deleted.")
+    flash(gettext("The game was deleted."))
     response = redirect(url_for("games.home"))
     response.delete_cookie(cookie_name(game_id))
     return response
 
 
 def _already_saved(game_id: str, number: int) -> Response:
-    flash(f"Round {number} was already saved from this form, so nothing was saved again. Here it is.")
+    flash(
+        gettext(
+            "Round %(number)d was already saved from this form, so nothing was saved again. Here it is.",
+            number=number,
+        )
+    )
     return redirect(url_for("games.history", game_id=game_id, _anchor=f"round-{number}"))
 
 
@@ -415,7 +438,7 @@ def edit_round(game_id: str, number: int) -> Any:
     loaded = _load(game_id)
     _require_editor(loaded.game)
     if not 1 <= number <= len(loaded.game.rounds):
-        abort(404, description=f"There is no round {number} in this game.")
+        abort(404, description=gettext("There is no round %(number)d in this game.", number=number))
     stored = loaded.game.rounds[number - 1].report
     result = loaded.state.rounds[number - 1]
     names = tuple(result.report.players)
@@ -426,7 +449,9 @@ def edit_round(game_id: str, number: int) -> Any:
         return _round_page(loaded, form, number, True, status=200 if request.method == "GET" else 400)
     report = form.report()
     if form.round.data != number:
-        form.round.errors = [f"This form edits round {number}; reload the page and try again."]
+        form.round.errors = [
+            gettext("This form edits round %(number)d; reload the page and try again.", number=number)
+        ]
     if form.has_errors():
         return _round_page(loaded, form, number, True, status=400)
     if "save" not in request.form:
@@ -441,7 +466,7 @@ def edit_round(game_id: str, number: int) -> Any:
     except scorebook.ScorebookError as exc:
         _refusal(form, exc)
         return _round_page(loaded, form, number, True, status=exc.status)
-    flash(f"Round {number} changed; every round after it was recomputed.")
+    flash(gettext("Round %(number)d changed; every round after it was recomputed.", number=number))
     return redirect(url_for("games.history", game_id=game_id))
 
 
@@ -451,15 +476,17 @@ def delete_round(game_id: str, number: int) -> Response:
     _require_editor(loaded.game)
     form = ConfirmForm()
     if not form.validate_on_submit():
-        abort(400, description="This form has expired. Reload the page and try again.")
+        abort(400, description=gettext("This form has expired. Reload the page and try again."))
     try:
         scorebook.delete_round(game_id, number, who("page"))
     except scorebook.RoundNotFound:
-        abort(404, description=f"There is no round {number} in this game.")
+        abort(404, description=gettext("There is no round %(number)d in this game.", number=number))
     except scorebook.ScorebookError as exc:
-        flash(f"Round {number} was not deleted: {exc.message}")
+        flash(gettext("Round %(number)d was not deleted: %(reason)s", number=number, reason=exc.message))
         return redirect(url_for("games.history", game_id=game_id))
-    flash(f"Round {number} deleted; the rounds after it moved up and were recomputed.")
+    flash(
+        gettext("Round %(number)d deleted; the rounds after it moved up and were recomputed.", number=number)
+    )
     return redirect(url_for("games.history", game_id=game_id))
 
 

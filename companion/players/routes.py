@@ -4,6 +4,7 @@ across games with their record against each other player."""
 from __future__ import annotations
 
 from flask import abort, render_template
+from flask_babel import gettext
 
 from .. import scorebook
 from ..access import held_game_ids
@@ -19,7 +20,7 @@ def index() -> str:
 def show(name: str) -> str:
     record = scorebook.player_record(name)
     if record is None:
-        abort(404, description=f"Nobody called {name} has played here yet.")
+        abort(404, description=gettext("Nobody called %(name)s has played here yet.", name=name))
     # Games are listed only where this browser holds them: a game's address is its share secret.
     held = set(held_game_ids())
     shown = [g for g in record["games"] if g.id in held]
