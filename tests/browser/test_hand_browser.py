@@ -1,7 +1,6 @@
 """Counting a hand from a photo in the round form, in a real Chromium at a phone's size (390×844): the player
 photographs the cards left in their hand, the camera reads them, a tap corrects them and "Use these cards" fills
-that player's counters, whose sum and draft follow. The round form here is the app's own with the hand photo
-included the way it is meant to be (``ROUND_FORM_LINES``). Screenshots go to test-artifacts/photo/."""
+that player's counters, whose sum and draft follow. Screenshots go to test-artifacts/photo/."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from flask_migrate import upgrade
-from jinja2 import ChoiceLoader, DictLoader
 from playwright.sync_api import expect
 
 from companion.app import create_app
@@ -30,26 +28,6 @@ pytestmark = [
     ),
 ]
 
-# Where the round form takes the hand photo: the partial in each player's hand, after the counters (so it is
-# hidden for whoever went out), its stylesheet at the top of the page and its script beside the form's others.
-ROUND_FORM_LINES = {
-    "include": '{% include "games/_hand_photo.html" %}',
-    "link": "<link rel=\"stylesheet\" href=\"{{ url_for('static', filename='hand.css') }}\">",
-    "script": "<script src=\"{{ url_for('static', filename='hand.js') }}\" defer></script>",
-}
-
-
-def round_form_with_hand_photo() -> str:
-    page = (ROOT / "templates" / "games" / "round.html").read_text()
-    counters_end = "      {% endfor %}\n      </div>\n    </div>\n"  # the counters, then the hand, close
-    assert page.count(counters_end) == 1 and "{% block main %}" in page and "{% block scripts %}" in page
-    page = page.replace(
-        counters_end,
-        "      {% endfor %}\n      </div>\n      " + ROUND_FORM_LINES["include"] + "\n    </div>\n",
-    )
-    page = page.replace("{% block main %}", "{% block main %}\n" + ROUND_FORM_LINES["link"])
-    return page.replace("{% block scripts %}", "{% block scripts %}" + ROUND_FORM_LINES["script"])
-
 
 @pytest.fixture
 def hand_app(tmp_path: Path, monkeypatch):
@@ -61,9 +39,6 @@ def hand_app(tmp_path: Path, monkeypatch):
             "SECRET_KEY": "browser test " * 4,
             "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
         }
-    )
-    app.jinja_env.loader = ChoiceLoader(
-        [DictLoader({"games/round.html": round_form_with_hand_photo()}), app.jinja_env.loader]
     )
     with app.app_context():
         upgrade()
