@@ -6,9 +6,17 @@ another device, and in the ``Authorization: Bearer`` header of API clients. Only
 
 from __future__ import annotations
 
-from flask import Response, current_app, request, session
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from .models import Game, is_game_id
+from flask import Response, abort, current_app, request, session
+from flask_babel import gettext
+
+from .extensions import db
+from .models import Game, is_game_id, token_matches
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 COOKIE_PREFIX = "p10edit_"
 COOKIE_AGE = 60 * 60 * 24 * 365
@@ -93,3 +101,42 @@ _DEVICES = (
     ("Windows", "Windows"),
     ("Linux", "Linux"),
 )
+
+
+def editor_required(view: View) -> View:
+    """The view changes the game named by its ``game_id``: only a holder of that game's edit secret may call it,
+    as flaskr's ``login_required`` guards its views. Pages take the secret from this browser's cookie (their
+    forms carry CSRF tokens); the JSON API only from ``Authorization: Bearer``, never from a cookie, since it
+    takes no CSRF token. An unknown game is a 404, a missing or wrong secret a 403, before the view runs."""
+
+    @functools.wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        game_id = kwargs["game_id"]
+        api = request.path.startswith("/api/")
+        token_hash = (
+            db.session.execute(db.select(Game.edit_token_hash).where(Game.id == game_id)).scalar_one_or_none()
+            if is_game_id(game_id)
+            else None
+        )
+        if token_hash is None:
+            if api:
+                from .scorebook import GameNotFound
+
+                raise GameNotFound()
+            abort(
+                404, description=gettext("There is no game at this address. Check the link you were given.")
+            )
+        token = bearer_token() if api else request.cookies.get(cookie_name(game_id))
+        if not token_matches(token_hash, token):
+            if api:
+                abort(403, description="send the game's edit token as 'Authorization: Bearer <edit_token>'")
+            abort(
+                403,
+                description=gettext(
+                    "Only devices with this game's edit link can change it. "
+                    "Ask whoever started the game to share the edit link."
+                ),
+            )
+        return view(*args, **kwargs)
+
+    return guarded  # type: ignore[return-value]

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, abort, current_app, jsonify, request
+from flask import Response, current_app, jsonify, request
 
 from .. import scorebook
-from ..access import bearer_token, who
-from ..extensions import db
-from ..models import Game, is_game_id, token_matches
+from ..access import editor_required, who
 from . import bp
 
 
@@ -37,18 +35,6 @@ def _body() -> Any:
     if data is None:
         raise scorebook.BadInput("the body is not valid JSON")
     return data
-
-
-def _check_token(game_id: str) -> None:
-    token_hash = (
-        db.session.execute(db.select(Game.edit_token_hash).where(Game.id == game_id)).scalar_one_or_none()
-        if is_game_id(game_id)
-        else None
-    )
-    if token_hash is None:
-        raise scorebook.GameNotFound()
-    if not token_matches(token_hash, bearer_token()):
-        abort(403, description="send the game's edit token as 'Authorization: Bearer <edit_token>'")
 
 
 def _state(loaded: scorebook.Loaded, status: int = 200) -> tuple[Response, int]:
@@ -93,8 +79,8 @@ def show_game(game_id: str) -> Any:
 
 
 @bp.post("/games/<game_id>/rounds")
+@editor_required
 def add_round(game_id: str) -> tuple[Response, int]:
-    _check_token(game_id)
     data = _body()
     key = request.headers.get("Idempotency-Key")
     try:
@@ -143,15 +129,15 @@ def _saved_round(loaded: scorebook.Loaded, result: Any) -> Response:
 
 
 @bp.patch("/games/<game_id>/rounds/<int:number>")
+@editor_required
 def edit_round(game_id: str, number: int) -> tuple[Response, int]:
-    _check_token(game_id)
     loaded = scorebook.edit_round(game_id, number, _body(), who("API"))
     return _state(loaded)
 
 
 @bp.delete("/games/<game_id>/rounds/<int:number>")
+@editor_required
 def delete_round(game_id: str, number: int) -> tuple[Response, int]:
-    _check_token(game_id)
     loaded = scorebook.delete_round(game_id, number, who("API"))
     return _state(loaded)
 

@@ -13,7 +13,7 @@ from markupsafe import Markup
 from werkzeug.wrappers import Response
 
 from .. import i18n, scorebook
-from ..access import cookie_name, held_game_ids, page_token, remember, remember_seen, who
+from ..access import cookie_name, editor_required, held_game_ids, page_token, remember, remember_seen, who
 from ..extensions import db
 from ..models import Game, Player, is_game_id
 from . import bp
@@ -30,19 +30,6 @@ def _load(game_id: str) -> scorebook.Loaded:
         return scorebook.load(game_id)
     except scorebook.GameNotFound:
         abort(404, description=gettext("There is no game at this address. Check the link you were given."))
-
-
-def _require_editor(game: Game) -> str:
-    token = page_token(game)
-    if token is None:
-        abort(
-            403,
-            description=gettext(
-                "Only devices with this game's edit link can change it. "
-                "Ask whoever started the game to share the edit link."
-            ),
-        )
-    return token
 
 
 def public_base() -> str:
@@ -315,9 +302,9 @@ def _next_round_form(rules: Any, state: Any, formdata: Any = None) -> RoundForm:
 
 
 @bp.route("/games/<game_id>/round", methods=["GET", "POST"])
+@editor_required
 def enter_round(game_id: str) -> Any:
     loaded = _load(game_id)
-    _require_editor(loaded.game)
     state = loaded.state
     if request.method == "POST":
         saved = scorebook.round_saved_with(game_id, request.form.get("once_kept") or request.form.get("once"))
@@ -388,10 +375,9 @@ def enter_round(game_id: str) -> Any:
 
 
 @bp.post("/games/<game_id>/rematch")
+@editor_required
 def rematch(game_id: str) -> Response:
     """Same players, same seats, same rules, the deal passing on; this device keeps score again."""
-    loaded = _load(game_id)
-    _require_editor(loaded.game)
     if not ConfirmForm().validate_on_submit():
         abort(400, description=gettext("This form has expired. Reload the page and try again."))
     try:
@@ -406,10 +392,9 @@ def rematch(game_id: str) -> Response:
 
 
 @bp.post("/games/<game_id>/delete")
+@editor_required
 def delete_game(game_id: str) -> Response:
     """A game no round was saved in can be deleted by its editors."""
-    loaded = _load(game_id)
-    _require_editor(loaded.game)
     if not ConfirmForm().validate_on_submit():
         abort(400, description=gettext("This form has expired. Reload the page and try again."))
     try:
@@ -434,9 +419,9 @@ def _already_saved(game_id: str, number: int) -> Response:
 
 
 @bp.route("/games/<game_id>/rounds/<int:number>/edit", methods=["GET", "POST"])
+@editor_required
 def edit_round(game_id: str, number: int) -> Any:
     loaded = _load(game_id)
-    _require_editor(loaded.game)
     if not 1 <= number <= len(loaded.game.rounds):
         abort(404, description=gettext("There is no round %(number)d in this game.", number=number))
     stored = loaded.game.rounds[number - 1].report
@@ -471,9 +456,8 @@ def edit_round(game_id: str, number: int) -> Any:
 
 
 @bp.post("/games/<game_id>/rounds/<int:number>/delete")
+@editor_required
 def delete_round(game_id: str, number: int) -> Response:
-    loaded = _load(game_id)
-    _require_editor(loaded.game)
     form = ConfirmForm()
     if not form.validate_on_submit():
         abort(400, description=gettext("This form has expired. Reload the page and try again."))

@@ -19,7 +19,7 @@ from companion.rules import RULESETS, RuleSet, advise, get_ruleset
 from companion.rules.referee import check_phase
 
 from .. import scorebook
-from ..access import page_token
+from ..access import editor_required, page_token
 from ..extensions import db
 from . import bp, camera, marks, training
 from .api import advice_toward, hand_from
@@ -178,17 +178,12 @@ def check_page() -> tuple[str, int]:
 
 
 @bp.post("/referee/games/<game_id>/laid-down")
+@editor_required
 def mark_laid_down(game_id: str) -> Any:
     """A phase confirmed valid at the game table: the player is marked as laid down for the round in progress."""
     player = request.form.get("player") or ""
     ctx = _game_context(game_id, player or None)
     assert ctx is not None
-    if not ctx.editor:
-        abort(
-            403,
-            description="Only devices with this game's edit link can mark a player as laid down. "
-            "Ask whoever started the game to share the edit link.",
-        )
     if not player:
         return _page(ctx, "choose the player who laid down", 400)
     if not ctx.phases:

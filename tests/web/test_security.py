@@ -230,3 +230,35 @@ def test_12_a_tampered_form_token_is_ignored_not_a_server_error(app, client, api
     form["save"] = "1"
     assert client.post(f"/games/{game.id}/round", data=form).status_code == 302
     assert [r["round"] for r in game.state()["rounds"]] == [1]
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("post", "/games/{id}/round"),
+        ("post", "/games/{id}/rounds/1/edit"),
+        ("post", "/games/{id}/rounds/1/delete"),
+        ("post", "/games/{id}/rematch"),
+        ("post", "/games/{id}/delete"),
+        ("post", "/referee/games/{id}/laid-down"),
+        ("post", "/api/games/{id}/rounds"),
+        ("patch", "/api/games/{id}/rounds/1"),
+        ("delete", "/api/games/{id}/rounds/1"),
+    ],
+)
+def test_every_write_needs_the_edit_secret_and_the_api_takes_it_only_as_a_bearer_token(
+    app, client, api_game, method, path
+):
+    """One ``editor_required`` guards every write: no secret, 403; an unknown game, 404; and the JSON API, which
+    takes no CSRF token, never accepts the page's cookie as the secret."""
+    game = api_game(["Ana", "Ben"])
+    game.post_round(_round(5))
+    before = snapshot(app)
+    url = path.format(id=game.id)
+    kwargs = {"json": _round(10)} if url.startswith("/api/") else {"data": {}}
+    assert getattr(client, method)(url, **kwargs).status_code == 403
+    game.login()  # the cookie: enough for pages, not for the API
+    if url.startswith("/api/"):
+        assert getattr(client, method)(url, **kwargs).status_code == 403
+    assert getattr(client, method)(path.format(id="nosuchgame00"), **kwargs).status_code == 404
+    assert snapshot(app) == before
