@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import mimetypes
-import os
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +14,14 @@ from sqlalchemy import event
 from werkzeug.exceptions import HTTPException
 
 from . import i18n
+from .config import Config, ConfigurationError, database_url, finish
 from .extensions import csrf, db, migrate
+
+__all__ = ["ConfigurationError", "create_app", "database_url"]
 
 ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = ROOT / "migrations"
 
-
-class ConfigurationError(RuntimeError):
-    """The app cannot start as configured; the message says what to set."""
-
-
-# A signing key shorter than this can be guessed offline from one signed cookie; tests may use short ones.
-MIN_SECRET_BYTES = 32
 
 # No inline script or style anywhere: page data travels in attributes or ``tojson`` blocks and every script is a
 # file under static/, so a value that slips past escaping still cannot run. ``blob:`` shows the photo being
@@ -56,14 +51,6 @@ class _JSONProvider(DefaultJSONProvider):
             raise ValueError("the JSON is nested too deeply") from None
 
 
-def database_url(url: str) -> str:
-    """Hosting services hand out ``postgres://`` URLs; SQLAlchemy wants the driver named."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     # Browsers read the install manifest only with its own type; Python's table may not know the suffix.
     mimetypes.add_type("application/manifest+json", ".webmanifest")
@@ -74,46 +61,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         static_folder=str(ROOT / "static"),
     )
     app.json = _JSONProvider(app)
-    config = dict(config or {})
-    app.config.update(
-        # A game left open on a phone all evening must still accept its next round.
-        WTF_CSRF_TIME_LIMIT=None,
-        SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=os.environ.get("PHASE10_SECURE_COOKIES") == "1",
-        MAX_CONTENT_LENGTH=16 * 1024 * 1024,
-        API_MAX_BODY=256 * 1024,
-        SEND_FILE_MAX_AGE_DEFAULT=3600,
-        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
-    )
-    app.config.update(config)
-
-    secret = app.config.get("SECRET_KEY") or os.environ.get("SECRET_KEY")
-    if not secret:
-        raise ConfigurationError(
-            "SECRET_KEY is not set: export SECRET_KEY to a long random string "
-            '(python -c "import secrets; print(secrets.token_hex(32))"), or run "phase10 serve", '
-            "which keeps one in the instance folder"
-        )
-    if len(secret.encode()) < MIN_SECRET_BYTES and not app.config.get("TESTING"):
-        raise ConfigurationError(
-            f"SECRET_KEY is too short ({len(secret.encode())} bytes; at least {MIN_SECRET_BYTES}): "
-            'use a long random string (python -c "import secrets; print(secrets.token_hex(32))")'
-        )
-    app.config["SECRET_KEY"] = secret
-
-    url = app.config.get("SQLALCHEMY_DATABASE_URI") or os.environ.get("DATABASE_URL")
-    if not url:
-        Path(app.instance_path).mkdir(parents=True, exist_ok=True)
-        url = "sqlite:///" + str(Path(app.instance_path) / "phase10.sqlite3")
-    app.config["SQLALCHEMY_DATABASE_URI"] = database_url(url)
-
-    proxies = app.config.get("PROXY_COUNT", os.environ.get("PHASE10_PROXIES", "0"))
-    try:
-        proxies = int(proxies)
-    except ValueError:
-        raise ConfigurationError(
-            "PHASE10_PROXIES must be the number of proxies in front of the app"
-        ) from None
+    app.config.from_object(Config())
+    app.config.update(config or {})
+    settings = dict(app.config)
+    finish(settings, app.instance_path)
+    app.config.update(settings)
+    proxies = app.config["PROXY_COUNT"]
     if proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from typing import Any
@@ -75,7 +76,9 @@ def edit_url(game_id: str, token: str) -> str:
     return public_base() + url_for("games.access_page", game_id=game_id) + "#" + token
 
 
+@functools.lru_cache(maxsize=512)
 def qr_svg(url: str) -> Markup:
+    # Drawing the code was most of a table page's render; a game's share link never changes.
     import segno
 
     # A viewBox instead of a fixed size, so that CSS can draw it large enough to scan across the table.

@@ -262,3 +262,26 @@ def test_every_write_needs_the_edit_secret_and_the_api_takes_it_only_as_a_bearer
         assert getattr(client, method)(url, **kwargs).status_code == 403
     assert getattr(client, method)(path.format(id="nosuchgame00"), **kwargs).status_code == 404
     assert snapshot(app) == before
+
+
+def test_settings_come_from_the_environment_when_an_app_is_made(database, monkeypatch):
+    """The README's production settings are read from the environment: PUBLIC_BASE_URL for links,
+    PHASE10_PROXIES for the proxies trusted, PHASE10_SECURE_COOKIES; create_app's own config wins over them."""
+    monkeypatch.setenv("PUBLIC_BASE_URL", "https://phase10.example.org")
+    monkeypatch.setenv("PHASE10_PROXIES", "1")
+    monkeypatch.setenv("PHASE10_SECURE_COOKIES", "1")
+    app = make_app(database)
+    assert app.config["PUBLIC_BASE_URL"] == "https://phase10.example.org"
+    assert app.config["PROXY_COUNT"] == 1 and app.config["SESSION_COOKIE_SECURE"] is True
+    game = ApiGame(app.test_client(), {"players": ["Ana", "Ben"]})
+    page = app.test_client().get(f"/games/{game.id}").get_data(as_text=True)
+    assert f"https://phase10.example.org/games/{game.id}" in page
+    assert (
+        make_app(database, PUBLIC_BASE_URL="http://other:5000").config["PUBLIC_BASE_URL"]
+        == "http://other:5000"
+    )
+    monkeypatch.setenv("PHASE10_PROXIES", "many")
+    with pytest.raises(ConfigurationError, match="PHASE10_PROXIES"):
+        make_app(database)
+    with app.app_context():
+        db.engine.dispose()
