@@ -163,9 +163,12 @@ def server_settings(max_body: int) -> dict[str, object]:
         # eight lets every phone of a full table be in the app at once with room for spectators' share pages.
         # More would not read photos faster on a home computer's few cores; they would only queue in the app.
         "threads": 8,
-        # Browsers keep up to six connections open per server; a full table plus several share pages is a few
-        # dozen. Past the limit new connections wait in the listen backlog instead of exhausting descriptors.
-        "connection_limit": 100,
+        # Every phone on a page may hold a connection open (a share page's poll comes back every few seconds),
+        # so the limit must cover a whole room's phones, not one table's: fifty tables of up to six phones is
+        # three hundred, and a phone loading a page may briefly open more. A phone past the limit waits in the
+        # listen backlog until another connection closes, which in a full room can outlast the phone's patience.
+        # Staying well under 1024 keeps every descriptor within what select() and a default soft limit allow.
+        "connection_limit": 500,
         # A connection that sends nothing for this long (a stalled upload, an idle keep-alive) is closed;
         # a phone that is still sending, however slowly, resets it with every packet.
         "channel_timeout": 30,
