@@ -51,7 +51,10 @@ def test_reading_from_bytes_path_and_str_agree(scene_jpeg: Path) -> None:
         assert 0 <= x1 < x2 <= a.width and 0 <= y1 < y2 <= a.height
         assert 0 < cr.confidence <= 1
     assert [c.card for c in a.cards] == [c for g in a.groups for c in g]
-    assert set(a.timings) == {"decode", "inference", "post", "total"}
+    assert set(a.timings) == {"decode", "inference", "detector", "classifier", "post", "total"}
+    t = a.timings
+    assert t["total"] == pytest.approx(t["decode"] + t["inference"] + t["post"])
+    assert t["inference"] == pytest.approx(t["detector"] + t["classifier"])
 
 
 def test_concurrent_reads_give_the_same_answer(scene_jpeg: Path) -> None:
@@ -268,3 +271,120 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
     assert [" ".join(str(c) for c in g) for g in got.groups] == [expected]
     if gap_prob > 0.5:
         assert got.cards[3].box == (120, 10, 150, 50)
+
+
+# --- the fast path: any-size detector, shrunk look for close-ups only, extra crop views for unsure crops -------
+
+
+def test_the_shipped_models_take_the_fast_path() -> None:
+    m = get_models()
+    assert m.dynamic and m.int8 and m.imgsz == 640
+
+
+def test_the_any_size_detector_finds_the_boxes_of_the_export() -> None:
+    """card-index-dynamic.onnx is card-index.onnx cut before its decoding tables: at the export's own input
+    size, decode_maps must give decode_yolo's boxes."""
+    import onnxruntime as ort
+
+    from vision.detector import _blob, decode_maps, decode_yolo, letterbox
+    from vision.scene import make_scene
+
+    scene = make_scene(123_001, Split.HELDOUT)
+    boxed, r, pad = letterbox(scene.image, 640)
+    blob = _blob(boxed)
+    square = ort.InferenceSession(str(MODELS_DIR / "card-index.onnx"), providers=["CPUExecutionProvider"])
+    ref = decode_yolo(square.run(None, {"images": blob})[0], r, pad)
+    got = decode_maps(get_models()._det.run(None, {"images": blob}), 640, r, pad)
+    assert len(ref) >= 5 and len(got) == len(ref)
+    for a, b in zip(sorted(ref, key=lambda d: d.box), sorted(got, key=lambda d: d.box), strict=True):
+        assert a.box == pytest.approx(b.box, abs=0.05) and a.score == pytest.approx(b.score, abs=1e-4)
+
+
+def test_the_dynamic_detector_file_is_made_reproducibly(tmp_path: Path) -> None:
+    pytest.importorskip("onnx")
+    from vision.modelfiles import make_dynamic_detector
+
+    made = make_dynamic_detector(MODELS_DIR / "card-index.onnx", tmp_path / "card-index-dynamic.onnx")
+    assert made.read_bytes() == (MODELS_DIR / "card-index-dynamic.onnx").read_bytes()
+
+
+def test_derived_model_files_of_other_weights_are_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retrained card-index.onnx or index-classifier.onnx beside the old derived files: those record another
+    source digest, so the exports themselves are read."""
+    from vision import detector
+
+    monkeypatch.setattr(detector, "_digest", lambda path: "another model")
+    m = detector.Models(MODELS_DIR)
+    assert not m.dynamic and not m.int8 and m.imgsz == 640
+    assert m.detect(np.full((480, 640, 3), 128, np.uint8)) == []
+
+
+def test_session_options_sleep_between_ops() -> None:
+    import onnxruntime as ort
+
+    from vision.detector import default_threads, session_options
+
+    opts = session_options()
+    assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert opts.graph_optimization_level == ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    assert opts.intra_op_num_threads == default_threads() >= 1
+    assert session_options(1).intra_op_num_threads == 1
+
+
+def test_the_shrunk_look_is_taken_only_for_close_ups(
+    monkeypatch: pytest.MonkeyPatch, fresh_scenes: list[Scene]
+) -> None:
+    """Deciding from the first look whether to look again gives what always looking twice gives: on scenes of
+    cards in the trained size range, and on lone cards too large for the first look."""
+    from vision import detector
+
+    m = get_models()
+    looks: list[float] = []
+    real_look = m._look
+
+    def counted(img: np.ndarray, fill: float, margin: int) -> list[detector.Detection]:
+        looks.append(fill)
+        return real_look(img, fill, margin)
+
+    monkeypatch.setattr(m, "_look", counted)
+    photos = [s.image for s in fresh_scenes] + [
+        _one_card_photo(card, 200, seed, False) for card in parse_cards("R7 B12 W") for seed in range(2)
+    ]
+    gated, gated_looks = [], []
+    for img in photos:
+        looks.clear()
+        gated.append(read_image(img).groups)
+        gated_looks.append(len(looks))
+    monkeypatch.setattr(detector, "CLOSE_UP_FEW", 10**9)
+    always = [read_image(img).groups for img in photos]
+    assert gated == always
+    assert gated_looks[-6:] == [2] * 6  # the close-ups
+    assert sum(n == 1 for n in gated_looks[: len(fresh_scenes)]) >= len(fresh_scenes) // 2
+
+
+def test_extra_crop_views_only_where_the_first_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vision import detector
+    from vision.crops import CLASS_CARDS, CROP
+
+    sure, unsure = np.zeros(len(CLASS_CARDS), np.float32), np.zeros(len(CLASS_CARDS), np.float32)
+    sure[3], unsure[[3, 7]] = 0.97, (0.6, 0.4)
+    batches: list[int] = []
+
+    def fake(crops: np.ndarray) -> np.ndarray:
+        batches.append(len(crops))
+        assert crops.shape[1:] == (CROP, CROP, 3)
+        if len(batches) == 1:  # the first view of three boxes: the middle one unsure
+            return np.stack([sure, unsure, sure])
+        other = np.zeros((len(crops), len(CLASS_CARDS)), np.float32)
+        other[:, 7] = 1.0
+        return other
+
+    m = get_models()
+    monkeypatch.setattr(m, "classify_crops", fake)
+    img = np.full((200, 300, 3), 200, np.uint8)
+    boxes = [(10.0, 10.0, 40.0, 50.0), (60.0, 10.0, 90.0, 50.0), (110.0, 10.0, 140.0, 50.0)]
+    p = m.classify(img, boxes)
+    views = len(detector.CROP_VIEWS)
+    assert batches == [3, views - 1]
+    assert p[0] == pytest.approx(sure) and p[2] == pytest.approx(sure)
+    assert p[1][7] == pytest.approx((0.4 + views - 1) / views) and p[1][3] == pytest.approx(0.6 / views)
