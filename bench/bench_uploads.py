@@ -18,7 +18,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import platform
 import re
 import struct
 import subprocess
@@ -36,22 +35,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_referee import machine  # noqa: E402
+
 BUDGET_SECONDS = 2.0
 BUDGET_MB = 400
 MiB = 2**20
 _MARKER = re.compile(rb"\xff[^\x00\xff\xd0-\xd7]")
-
-
-def machine() -> str:
-    model = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))}), {model}, Python {platform.python_version()}"
 
 
 def peak_mb() -> float:

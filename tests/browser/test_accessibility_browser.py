@@ -21,29 +21,16 @@ AXE = ROOT / ".ci" / "node" / "node_modules" / "axe-core" / "axe.min.js"
 ARTIFACTS = ROOT / "test-artifacts" / "a11y"
 
 pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
+    *score_keeper.MARKS,
     pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (bash .ci/system-deps)"),
 ]
 
 
-def _api(base: str, path: str, body: dict, token: str | None = None) -> dict:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
-
-
 @pytest.mark.parametrize("size", [(390, 844), (360, 740)])
 def test_no_page_has_a_serious_or_critical_accessibility_violation(base_url, browser, size):
-    game = _api(base_url, "/api/games", {"players": ["Ana", "Ben", "Cy", "Dee"]})
+    game = score_keeper.api(base_url, "/api/games", {"players": ["Ana", "Ben", "Cy", "Dee"]})
     gid, token = game["id"], game["edit_token"]
-    _api(
+    score_keeper.api(
         base_url,
         f"/api/games/{gid}/rounds",
         {
@@ -58,10 +45,10 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(base_url, bro
         },
         token,
     )
-    finished = _api(
+    finished = score_keeper.api(
         base_url, "/api/games", {"players": ["Ana", "Ben"], "rules": {"name": "standard", "last_phase": 1}}
     )
-    _api(
+    score_keeper.api(
         base_url,
         f"/api/games/{finished['id']}/rounds",
         {

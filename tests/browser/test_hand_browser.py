@@ -20,13 +20,7 @@ browser = score_keeper.browser
 CHROMIUM = score_keeper.CHROMIUM
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
-]
+pytestmark = score_keeper.MARKS
 
 
 @pytest.fixture

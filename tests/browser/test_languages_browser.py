@@ -10,7 +10,6 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-import pytest
 from babel.dates import get_month_names
 
 from tests.browser import test_score_keeper_browser as score_keeper
@@ -22,13 +21,7 @@ tap = score_keeper.tap
 CHROMIUM = score_keeper.CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "languages"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
-]
+pytestmark = score_keeper.MARKS
 
 # Words of the English pages that must not be left over on a translated one. The referee's box on the table
 # (templates/referee/) is worded separately and left out of the check.

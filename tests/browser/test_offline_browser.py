@@ -18,13 +18,7 @@ browser = score_keeper.browser
 CHROMIUM = score_keeper.CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "offline"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
-]
+pytestmark = score_keeper.MARKS
 
 
 def shot(page, name: str) -> None:

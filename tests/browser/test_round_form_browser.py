@@ -8,8 +8,6 @@ import json
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from tests.browser import test_score_keeper_browser as score_keeper
 
 base_url = score_keeper.base_url
@@ -17,13 +15,7 @@ browser = score_keeper.browser
 CHROMIUM = score_keeper.CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "round"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
-]
+pytestmark = score_keeper.MARKS
 
 # Every tap a scorer makes for the worked example, in order: (player, what).
 WORKED_TAPS = [

@@ -4,9 +4,11 @@ only the share link update by itself. Screenshots go to test-artifacts/browser/.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import threading
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,13 +22,25 @@ from companion.extensions import db
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
 
-pytestmark = [
+# The marks every page test carries; the other browser test modules take them from here with the fixtures.
+MARKS = [
     pytest.mark.browser,
     pytest.mark.slow,
     pytest.mark.skipif(
         shutil.which(CHROMIUM) is None, reason="Chromium is not installed (bash .ci/system-deps)"
     ),
 ]
+pytestmark = MARKS
+
+
+def api(base: str, path: str, body: dict, token: str | None = None) -> dict:
+    """A JSON write to the served app, as an API client (or a second phone) makes it."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
 
 
 @pytest.fixture

@@ -16,8 +16,6 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from tests.browser import test_score_keeper_browser as score_keeper
 
 base_url = score_keeper.base_url
@@ -25,13 +23,7 @@ browser = score_keeper.browser
 CHROMIUM = score_keeper.CHROMIUM
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "security"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not Path(CHROMIUM).exists(), reason="Chromium is not installed (bash .ci/system-deps)"
-    ),
-]
+pytestmark = score_keeper.MARKS
 
 # Each payload, if it ever runs, sets window.__pwned (or opens a dialog); none is longer than a player's name.
 PAYLOADS = (
@@ -42,15 +34,6 @@ PAYLOADS = (
     "<svg><script>window.__pwned=1</script>",
     '{{7*7}}"</textarea></title><b>',
 )
-
-
-def _api(base: str, path: str, body: dict, token: str | None = None) -> dict:
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = f"Bearer {token}"
-    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), headers=headers)
-    with urllib.request.urlopen(request, timeout=30) as answer:
-        return json.loads(answer.read())
 
 
 class Watch:
@@ -84,9 +67,9 @@ def _open(page, watch: Watch, url: str) -> None:
 
 def test_no_page_runs_script_from_query_values_or_player_names(base_url, browser):
     names = [p[:40] for p in PAYLOADS[:4]]
-    game = _api(base_url, "/api/games", {"players": names})
+    game = score_keeper.api(base_url, "/api/games", {"players": names})
     gid, token = game["id"], game["edit_token"]
-    _api(
+    score_keeper.api(
         base_url,
         f"/api/games/{gid}/rounds",
         {
