@@ -44,7 +44,6 @@ from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, is_
 
 EXPORT_FORMAT = "phase10-companion-game"
 EXPORT_VERSION = 1
-RULE_OPTIONS = ("everyone_advances", "last_phase", "wrap_runs", "natural_per_group", "flushes_share_suit")
 
 
 class Problem(StrEnum):

@@ -61,4 +61,5 @@ def score_chart(names: Sequence[str], rounds: Sequence[RoundResult]) -> Markup:
         f'<li><span class="swatch s{n % len(PALETTE)}"></span>{escape(name)}</li>'
         for n, name in enumerate(names)
     )
+    # Markup only around what this function wrote: every player name in it went through escape() above.
     return Markup("".join(parts) + f'<ul class="legend">{legend}</ul>')

@@ -78,7 +78,8 @@ def edit_url(game_id: str, token: str) -> str:
 
 @functools.lru_cache(maxsize=512)
 def qr_svg(url: str) -> Markup:
-    # Drawing the code was most of a table page's render; a game's share link never changes.
+    # Drawing the code was most of a table page's render; a game's share link never changes. The SVG holds only
+    # the code's modules as path data, never the text of the URL, so nothing typed or sent reaches the markup.
     import segno
 
     # A viewBox instead of a fixed size, so that CSS can draw it large enough to scan across the table.
@@ -336,20 +337,15 @@ def enter_round(game_id: str) -> Any:
         fresh = _next_round_form(rules, state)
         fresh.round.errors = form.round.errors
         return _round_page(loaded, fresh, number, False, status=409)
-    if "save" not in request.form:
+    if "save" not in request.form or "confirm_end" not in request.form:
         try:
             outcome = scorebook.preview_round(loaded, report)
         except scorebook.ScorebookError as exc:
             _refusal(form, exc)
             return _round_page(loaded, form, number, False, status=400)
-        return _round_page(loaded, form, number, False, outcome=outcome)
-    if "confirm_end" not in request.form:
+        if "save" not in request.form:
+            return _round_page(loaded, form, number, False, outcome=outcome)
         # A round that ends the game is saved only once the scorer has seen who wins.
-        try:
-            outcome = scorebook.preview_round(loaded, report)
-        except scorebook.ScorebookError as exc:
-            _refusal(form, exc)
-            return _round_page(loaded, form, number, False, status=400)
         if outcome[1].status == "finished":
             return _round_page(loaded, form, number, False, outcome=outcome, confirm_end=outcome[1].winner)
     try:
