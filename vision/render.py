@@ -65,7 +65,7 @@ DEV_CORNER_STYLES = (
     "dotted",  # a row of dots under the index
 )
 # Styles that paint up to the card's edge and so are clipped to its rounded outline.
-_EDGE_STYLES = ("diamond", "band", "sidebar")
+_EDGE_STYLES = ("diamond", "band", "sidebar", "corner", "triangle")
 
 _FONT_DIRS = (Path("/usr/share/fonts/truetype"), Path("/usr/share/fonts/opentype"))
 # Latin text faces only (the Noto package also ships scripts without digits). Held-out families never appear
@@ -252,6 +252,10 @@ def _font(path: Path, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size)
 
 
+RGB = tuple[int, int, int]
+Ink = tuple[int, ...]  # RGB, or RGBA where the ink is see-through
+
+
 @dataclass(frozen=True, slots=True)
 class Glyph:
     """How a design bends its font's letterforms, so a few dozen font files stand for many more faces:
@@ -286,6 +290,22 @@ class Design:
     # A thin printed border line inside the card's edge: (inset, width) in card pixels, width 0 for none. Many
     # decks print one; it runs just left of and above the index, where a stroke must not read as a digit.
     border: tuple[int, int] = (0, 0)
+    # What the deck families of ``vision.families`` vary; the defaults draw the original renderer's designs.
+    palette: tuple[RGB, RGB, RGB, RGB] | None = None  # the deck's red, blue, green and yellow inks
+    face: str = "paper"  # number cards: "paper", "colour" (the face in the card's ink) or "dark"
+    dark: RGB = (22, 22, 26)  # the face of a dark deck
+    face_margin: int = 6  # the paper rim around a coloured or dark face
+    four_corners: bool = False  # an upright index top right as well (and so upside down bottom left)
+    colour_mark: bool = False  # a colour-blind shape under the index, one shape per colour
+    wild_mark: str = "word"  # "word" (W, WILD across), "letter" (W, a big W), "star" or "joker" (drawn icons)
+    skip_mark: str = (
+        "word"  # "word" (S, SKIP across), "letter" (S, a big S) or "symbol" (a circle struck through)
+    )
+    special_ink: str = "fixed"  # "fixed": the three original Wild/Skip faces; "deck": in the deck's own inks
+    wild_black: bool = False  # with "deck" ink, Wilds in black rather than one of the four colours
+    print_texture: str = (
+        "none"  # "none", "halftone" (a printer's dot screen) or "scan" (paper grain, soft ink)
+    )
 
 
 def random_design(rng: np.random.Generator, split: Split) -> Design:
@@ -325,9 +345,20 @@ def random_design(rng: np.random.Generator, split: Split) -> Design:
     return design
 
 
-def _ink(color: Color, design: Design, rng: np.random.Generator) -> tuple[int, int, int]:
-    base = np.array(INKS[color], dtype=float) * design.shade + rng.normal(0, 8, 3)
-    return tuple(int(v) for v in np.clip(base, 0, 255))  # type: ignore[return-value]
+_COLOUR_ORDER = (Color.RED, Color.BLUE, Color.GREEN, Color.YELLOW)
+
+
+def inks(design: Design) -> dict[Color, RGB]:
+    """The deck's printed colours, before per-card jitter."""
+    if design.palette is None:
+        return INKS
+    return dict(zip(_COLOUR_ORDER, design.palette, strict=True))
+
+
+def _ink(color: Color, design: Design, rng: np.random.Generator) -> RGB:
+    base = np.array(inks(design)[color], dtype=float) * design.shade + rng.normal(0, 8, 3)
+    r, g, b = (int(v) for v in np.clip(base, 0, 255))
+    return (r, g, b)
 
 
 def _symbol(card: Card) -> str:
@@ -336,10 +367,6 @@ def _symbol(card: Card) -> str:
     if card.kind is Kind.SKIP:
         return "S"
     return str(card.number)
-
-
-def _text_box(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, font: ImageFont.FreeTypeFont):
-    return draw.textbbox(xy, text, font=font, anchor="lt")
 
 
 def _fit_font(path: Path, text: str, max_w: float, max_h: float) -> ImageFont.FreeTypeFont:
@@ -354,7 +381,15 @@ def _fit_font(path: Path, text: str, max_w: float, max_h: float) -> ImageFont.Fr
     return _font(path, 8)
 
 
-def _draw_text_ink(draw, xy, text, font, fill, stroke=0, stroke_fill=None):
+def _draw_text_ink(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    font: ImageFont.FreeTypeFont,
+    fill: Ink,
+    stroke: int = 0,
+    stroke_fill: Ink | None = None,
+) -> None:
     """Draw ``text`` so that its *ink* box starts at ``xy`` (PIL anchors on the em box, not the ink)."""
     x0, y0, _, _ = font.getbbox(text, anchor="lt", stroke_width=stroke)
     draw.text(
@@ -400,7 +435,7 @@ def _glyph_mask(text: str, font: ImageFont.FreeTypeFont, glyph: Glyph) -> Image.
     return mask.crop(bbox)
 
 
-def _paint_mask(img: Image.Image, xy: tuple[float, float], mask: Image.Image, fill) -> None:
+def _paint_mask(img: Image.Image, xy: tuple[float, float], mask: Image.Image, fill: Ink) -> None:
     """Composite ``fill`` through ``mask`` onto ``img`` with the mask's top-left at ``xy`` (clipped)."""
     solid = Image.new("RGBA", mask.size, (*fill[:3], 255))
     solid.putalpha(mask)
@@ -436,7 +471,7 @@ class _Figure:
             mask = mask.crop(mask.getbbox())
         return cls(text, font, mask, *mask.size)
 
-    def put(self, img: Image.Image, xy: tuple[float, float], fill) -> None:
+    def put(self, img: Image.Image, xy: tuple[float, float], fill: Ink) -> None:
         """Draw with the ink's top-left at ``xy``."""
         if self.mask is None:
             _draw_text_ink(ImageDraw.Draw(img), xy, self.text, self.font, fill)
@@ -444,8 +479,8 @@ class _Figure:
             _paint_mask(img, xy, self.mask, fill)
 
 
-def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """(face colour, text colour) of a Wild or Skip card."""
+def _special_palette(card: Card, design: Design) -> tuple[RGB, RGB]:
+    """(face colour, text colour) of a Wild or Skip card in the three original looks."""
     if card.kind is Kind.WILD:
         faces = [
             ((20, 20, 24), (250, 250, 250)),
@@ -461,97 +496,239 @@ def _special_palette(card: Card, design: Design) -> tuple[tuple[int, int, int], 
     return faces[design.special_style]
 
 
+def _looks(card: Card, design: Design, rng: np.random.Generator) -> tuple[RGB, RGB]:
+    """(face colour, colour of the figures) of one card."""
+    if card.kind is not Kind.NUMBER and design.special_ink == "fixed":
+        return _special_palette(card, design)
+    if card.kind is Kind.NUMBER:
+        assert card.color is not None
+        ink = _ink(card.color, design, rng)
+    elif card.kind is Kind.WILD:
+        # Printed decks colour their Wilds like the numbers (two of each colour) or print them black.
+        black = (24, 24, 28) if design.face != "dark" else (236, 236, 236)
+        ink = black if design.wild_black else _ink(_COLOUR_ORDER[int(rng.integers(4))], design, rng)
+    else:
+        ink = _ink(Color.BLUE, design, rng)  # a Skip is printed blue on most decks
+    if design.face == "colour":
+        return ink, design.paper
+    if design.face == "dark":
+        return design.dark, ink
+    return design.paper, ink
+
+
+def _mark(card: Card, design: Design) -> str:
+    """How a card's kind is printed: "number", or a Wild's or Skip's mark."""
+    if card.kind is Kind.WILD:
+        return design.wild_mark
+    if card.kind is Kind.SKIP:
+        return design.skip_mark
+    return "number"
+
+
+_ICONS = ("star", "joker", "symbol")
+
+
+def _icon_mask(kind: str, w: int, h: int) -> Image.Image:
+    """A Wild's star or jester's hat, or a Skip's struck-through circle, as an "L" mask cropped to its ink;
+    drawn four times larger and shrunk, for smooth edges."""
+    k = 4
+    W, H = max(4, w) * k, max(4, h) * k
+    mask = Image.new("L", (W, H), 0)
+    draw = ImageDraw.Draw(mask)
+    if kind == "star":
+        cx, cy, r = W / 2, H / 2, min(W, H) / 2
+        pts = [
+            (
+                cx + (r if i % 2 == 0 else 0.42 * r) * np.sin(np.pi * i / 5),
+                cy - (r if i % 2 == 0 else 0.42 * r) * np.cos(np.pi * i / 5),
+            )
+            for i in range(10)
+        ]
+        draw.polygon(pts, fill=255)
+    elif kind == "joker":
+        ball = 0.08 * W
+        draw.polygon(
+            [
+                (0.14 * W, 0.76 * H),
+                (0.08 * W, 0.2 * H),
+                (0.36 * W, 0.56 * H),
+                (0.5 * W, 0.1 * H),
+                (0.64 * W, 0.56 * H),
+                (0.92 * W, 0.2 * H),
+                (0.86 * W, 0.76 * H),
+            ],
+            fill=255,
+        )
+        draw.rectangle((0.12 * W, 0.76 * H, 0.88 * W, 0.98 * H), fill=255)
+        for x, y in ((0.08 * W, 0.2 * H), (0.5 * W, 0.1 * H), (0.92 * W, 0.2 * H)):
+            draw.ellipse((x - ball, y - ball, x + ball, y + ball), fill=255)
+    elif kind == "symbol":
+        s = min(W, H)
+        x0, y0 = (W - s) / 2, (H - s) / 2
+        stroke = 0.16 * s
+        draw.ellipse((x0, y0, x0 + s, y0 + s), fill=255)
+        draw.ellipse((x0 + stroke, y0 + stroke, x0 + s - stroke, y0 + s - stroke), fill=0)
+        d = 0.5 * s * 0.7071
+        c = (x0 + s / 2, y0 + s / 2)
+        draw.line((c[0] + d, c[1] - d, c[0] - d, c[1] + d), fill=255, width=int(stroke))
+    else:
+        raise ValueError(f"unknown icon {kind!r}")
+    mask = mask.resize((W // k, H // k), Image.Resampling.LANCZOS)
+    return mask.crop(mask.getbbox())
+
+
+def _index_figure(card: Card, design: Design, max_w: float, h: float, *, hollow: bool) -> _Figure:
+    mark = _mark(card, design)
+    if mark in _ICONS:
+        mask = _icon_mask(mark, round(h * (1.15 if mark == "joker" else 1.0)), round(h))
+        return _Figure(_symbol(card), _font(design.font, 12), mask, *mask.size)
+    return _Figure.fit(_symbol(card), design, max_w, h, hollow=hollow)
+
+
+# Corner styles that print the index in the face's colour on a shape in the card's ink.
+_SHAPE_STYLES = ("patch", "circle", "tab", "diamond", "band", "block", "corner", "triangle")
+Box = tuple[float, float, float, float]
+
+
+def _shape_corner(
+    layer: Image.Image, figure: _Figure, style: str, at: tuple[float, float], pad: float, fill: RGB, text: RGB
+) -> Box:
+    """Draw a coloured shape holding the index; returns the corner region it marks."""
+    draw = ImageDraw.Draw(layer)
+    (ix, iy), tw, th = at, figure.width, figure.height
+    far = (ix + tw + pad, iy + th + pad)  # the index's far corner, padded
+    bx: Box
+    if style in ("patch", "block"):
+        bx = (ix - pad, iy - pad, *far)
+        if style == "patch":
+            draw.rounded_rectangle(bx, radius=int(pad), fill=fill)
+        else:
+            draw.rectangle(bx, fill=fill)
+    elif style == "circle":
+        cx, cy = ix + tw / 2, iy + th / 2
+        r = max(tw, th) / 2 + pad
+        bx = (cx - r, cy - r, cx + r, cy + r)
+        draw.ellipse(bx, fill=fill)
+    elif style == "diamond":
+        cx, cy = ix + tw / 2, iy + th / 2
+        r = (tw + th) / 2 + pad / 2
+        draw.polygon([(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)], fill=fill)
+        bx = (cx - r, cy - r, cx + r, cy + r)
+    elif style == "band":
+        draw.rectangle((0, 0, CARD_W, far[1]), fill=fill)
+        bx = (0, 0, *far)
+    elif style == "corner":
+        draw.rectangle((0, 0, *far), fill=fill)
+        bx = (0, 0, *far)
+    elif style == "triangle":
+        # The long side passes outside the index's far corner: legs twice as long as that corner is far.
+        draw.polygon([(0, 0), (2 * far[0], 0), (0, 2 * far[1])], fill=fill)
+        bx = (0, 0, *far)
+    else:  # "tab": a quarter ellipse through the index's far corner, scaled so the whole index sits inside
+        rx, ry = far[0] * 1.45, far[1] * 1.45
+        draw.pieslice((-rx, -ry, rx, ry), 0, 90, fill=fill)
+        bx = (0, 0, *far)
+    figure.put(layer, (ix, iy), text)
+    return bx
+
+
+def _ink_corner(
+    layer: Image.Image, figure: _Figure, style: str, at: tuple[float, float], pad: float, fill: RGB, odd: bool
+) -> Box:
+    """Draw the index in ink, bare or with a rule, frame, dots or pip; returns the corner region it marks."""
+    draw = ImageDraw.Draw(layer)
+    (ix, iy), tw, th = at, figure.width, figure.height
+    if style == "sidebar":
+        draw.rectangle((0, 0, 0.55 * ix, CARD_H), fill=fill)
+    if style == "shadowed":
+        off = max(2.0, 0.07 * th)
+        figure.put(layer, (ix + off, iy + off), (110, 110, 110, 160))
+    figure.put(layer, (ix, iy), fill)
+    bx: Box = (ix, iy, ix + tw, iy + th)
+    if style == "boxed":
+        bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
+        draw.rectangle(bx, outline=fill, width=max(2, int(pad / 2.5)))
+    elif style == "underlined":
+        uy = iy + th + pad * 0.6
+        draw.line((ix, uy, ix + tw, uy), fill=fill, width=max(2, int(th / 10)))
+        bx = (ix, iy, ix + tw, uy + 2)
+    elif style == "ruled":
+        lw = max(2, int(th / 12))
+        rx, by = ix + tw + pad, iy + th + pad
+        draw.line((rx, 0, rx, by), fill=fill, width=lw)
+        if odd:
+            draw.line((0, by, rx, by), fill=fill, width=lw)
+        bx = (ix, iy, rx + lw, by + lw)
+    elif style == "dotted":
+        dot = max(2.0, 0.09 * th)
+        cy = iy + th + pad * 0.7
+        n = max(3, round(tw / (2.2 * dot)))
+        for k in range(n):
+            cx = ix + dot / 2 + k * (tw - dot) / max(n - 1, 1)
+            draw.ellipse((cx - dot / 2, cy - dot / 2, cx + dot / 2, cy + dot / 2), fill=fill)
+        bx = (ix, iy, ix + tw, cy + dot / 2)
+    elif style == "pip":
+        size = max(4.0, 0.3 * th)
+        cx, cy = ix + tw / 2, iy + th + pad * 0.5 + size / 2
+        sides = (
+            len(figure.text) + int(fill[0]) + int(fill[2])
+        ) % 3  # a dot, a diamond or a star, fixed per ink
+        if sides == 0:
+            draw.ellipse((cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2), fill=fill)
+        else:
+            draw.regular_polygon((cx, cy, size / 2), 4 if sides == 1 else 5, fill=fill)
+        bx = (ix, iy, ix + tw, cy + size / 2)
+    return bx
+
+
+# Colour-blind decks print a shape beside the number, one per colour.
+_COLOUR_SHAPES = {Color.RED: "circle", Color.BLUE: "square", Color.GREEN: "triangle", Color.YELLOW: "diamond"}
+
+
+def _colour_mark(layer: Image.Image, color: Color, glyph: Box, below: float, fill: RGB) -> Box:
+    """Draw the colour's shape centred under the index, its top at ``below``; returns the shape's box."""
+    draw = ImageDraw.Draw(layer)
+    th = glyph[3] - glyph[1]
+    size = max(5.0, 0.32 * th)
+    cx, y0 = (glyph[0] + glyph[2]) / 2, below + max(2.0, 0.08 * th)
+    box = (cx - size / 2, y0, cx + size / 2, y0 + size)
+    shape = _COLOUR_SHAPES[color]
+    if shape == "circle":
+        draw.ellipse(box, fill=fill)
+    elif shape == "square":
+        draw.rectangle(box, fill=fill)
+    elif shape == "triangle":
+        draw.polygon([(cx, y0), (box[2], box[3]), (box[0], box[3])], fill=fill)
+    else:
+        draw.polygon([(cx, y0), (box[2], y0 + size / 2), (cx, box[3]), (box[0], y0 + size / 2)], fill=fill)
+    return box
+
+
 def _corner_layer(
-    card: Card, design: Design, ink: tuple[int, int, int], face: tuple[int, int, int]
-) -> tuple[Image.Image, tuple[int, int, int, int], tuple[float, float, float, float]]:
+    card: Card, design: Design, ink: RGB, face: RGB
+) -> tuple[Image.Image, tuple[int, int, int, int], Box]:
     """The top-left index on a transparent card-sized layer, the index box (corner region) it marks, and the
     ink box of the index symbol itself."""
     layer = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
-    text = _symbol(card)
     h = design.index_height * CARD_H
     style = design.corner_style
-    max_w = 0.22 * CARD_W if len(text) > 1 else 0.15 * CARD_W
-    figure = _Figure.fit(text, design, max_w, h, hollow=style == "outline")
-    tw, th = figure.width, figure.height
+    max_w = 0.22 * CARD_W if len(_symbol(card)) > 1 else 0.15 * CARD_W
+    figure = _index_figure(card, design, max_w, h, hollow=style == "outline")
     ix, iy = design.index_x * CARD_W, design.index_y * CARD_H
-    pad = max(3.0, 0.18 * th)
-    on_face = face != design.paper
-
-    def put_text(fill) -> None:
-        figure.put(layer, (ix, iy), fill)
-
-    if style in ("patch", "circle", "tab", "diamond", "band"):
-        patch_fill = ink
-        text_fill = face if on_face else design.paper
-        if style == "patch":
-            bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
-            draw.rounded_rectangle(bx, radius=int(pad), fill=patch_fill)
-        elif style == "circle":
-            cx, cy = ix + tw / 2, iy + th / 2
-            r = max(tw, th) / 2 + pad
-            bx = (cx - r, cy - r, cx + r, cy + r)
-            draw.ellipse(bx, fill=patch_fill)
-        elif style == "diamond":
-            cx, cy = ix + tw / 2, iy + th / 2
-            r = (tw + th) / 2 + pad / 2
-            draw.polygon([(cx, cy - r), (cx + r, cy), (cx, cy + r), (cx - r, cy)], fill=patch_fill)
-            bx = (cx - r, cy - r, cx + r, cy + r)
-        elif style == "band":
-            by = iy + th + pad
-            draw.rectangle((0, 0, CARD_W, by), fill=patch_fill)
-            bx = (0, 0, ix + tw + pad, by)
-        else:
-            # A quarter ellipse through the index's far corner, scaled so the whole index sits inside it.
-            rx, ry = (ix + tw + pad) * 1.45, (iy + th + pad) * 1.45
-            draw.pieslice((-rx, -ry, rx, ry), 0, 90, fill=patch_fill)
-            bx = (0, 0, ix + tw + pad, iy + th + pad)
-        put_text(text_fill)
+    pad = max(3.0, 0.18 * figure.height)
+    glyph = (ix, iy, ix + figure.width, iy + figure.height)
+    if style in _SHAPE_STYLES:
+        bx = _shape_corner(layer, figure, style, (ix, iy), pad, ink, face)
     else:
-        fill = ink
-        if style == "sidebar":
-            draw.rectangle((0, 0, 0.55 * ix, CARD_H), fill=fill)
-        if style == "shadowed":
-            off = max(2.0, 0.07 * th)
-            figure.put(layer, (ix + off, iy + off), (110, 110, 110, 160))
-        put_text(fill)
-        bx = (ix, iy, ix + tw, iy + th)
-        if style == "boxed":
-            bx = (ix - pad, iy - pad, ix + tw + pad, iy + th + pad)
-            draw.rectangle(bx, outline=fill, width=max(2, int(pad / 2.5)))
-        elif style == "underlined":
-            uy = iy + th + pad * 0.6
-            draw.line((ix, uy, ix + tw, uy), fill=fill, width=max(2, int(th / 10)))
-            bx = (ix, iy, ix + tw, uy + 2)
-        elif style == "ruled":
-            lw = max(2, int(th / 12))
-            rx, by = ix + tw + pad, iy + th + pad
-            draw.line((rx, 0, rx, by), fill=fill, width=lw)
-            if int(design.index_x * 1000) % 2:
-                draw.line((0, by, rx, by), fill=fill, width=lw)
-            bx = (ix, iy, rx + lw, by + lw)
-        elif style == "dotted":
-            dot = max(2.0, 0.09 * th)
-            cy = iy + th + pad * 0.7
-            n = max(3, round(tw / (2.2 * dot)))
-            for k in range(n):
-                cx = ix + dot / 2 + k * (tw - dot) / max(n - 1, 1)
-                draw.ellipse((cx - dot / 2, cy - dot / 2, cx + dot / 2, cy + dot / 2), fill=fill)
-            bx = (ix, iy, ix + tw, cy + dot / 2)
-        elif style == "pip":
-            size = max(4.0, 0.3 * th)
-            cx, cy = ix + tw / 2, iy + th + pad * 0.5 + size / 2
-            sides = (len(text) + int(ink[0]) + int(ink[2])) % 3  # a dot, a diamond or a star, fixed per ink
-            if sides == 0:
-                draw.ellipse((cx - size / 2, cy - size / 2, cx + size / 2, cy + size / 2), fill=fill)
-            else:
-                draw.regular_polygon((cx, cy, size / 2), 4 if sides == 1 else 5, fill=fill)
-            bx = (ix, iy, ix + tw, cy + size / 2)
+        bx = _ink_corner(layer, figure, style, (ix, iy), pad, ink, odd=bool(int(design.index_x * 1000) % 2))
+    if design.colour_mark and card.color is not None and style != "pip":
+        mark = _colour_mark(layer, card.color, glyph, max(bx[3], glyph[3]), ink)
+        bx = (bx[0], bx[1], max(bx[2], mark[2]), mark[3])
     # The box marks the whole corner, from the card's own corner to just past the index: the card edges give
     # the detector the context that tells this upright index from the upside-down one at the other end.
     margin = 0.02 * CARD_W
     box = (0, 0, int(min(CARD_W * 0.45, bx[2] + margin)), int(min(CARD_H * 0.3, bx[3] + margin)))
-    return layer, box, (ix, iy, ix + tw, iy + th)
+    return layer, box, glyph
 
 
 def render_card(
@@ -559,19 +736,12 @@ def render_card(
 ) -> tuple[np.ndarray, tuple[int, int, int, int]]:
     """One face as an RGBA array (CARD_H x CARD_W x 4, rounded corners transparent) and its index box."""
     special = card.kind is not Kind.NUMBER
-    if special:
-        face, text_ink = _special_palette(card, design)
-        ink = text_ink
-    else:
-        assert card.color is not None
-        face = design.paper
-        ink = _ink(card.color, design, rng)
-        text_ink = ink
+    face, text_ink = _looks(card, design, rng)
     img = Image.new("RGBA", (CARD_W, CARD_H), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
     draw.rounded_rectangle((0, 0, CARD_W - 1, CARD_H - 1), radius=design.radius, fill=(*design.paper, 255))
     if face != design.paper:
-        b = 6 + design.frame
+        b = design.face_margin + design.frame
         draw.rounded_rectangle(
             (b, b, CARD_W - 1 - b, CARD_H - 1 - b), radius=max(4, design.radius - b), fill=face
         )
@@ -580,7 +750,7 @@ def render_card(
         draw.rounded_rectangle(
             (b, b, CARD_W - 1 - b, CARD_H - 1 - b),
             radius=max(4, design.radius - b),
-            outline=ink if not special else (40, 40, 40),
+            outline=text_ink if not special else (40, 40, 40),
             width=design.frame,
         )
     inset, width = design.border
@@ -588,7 +758,7 @@ def render_card(
         draw.rounded_rectangle(
             (inset, inset, CARD_W - 1 - inset, CARD_H - 1 - inset),
             radius=max(3, design.radius - inset),
-            outline=ink,
+            outline=text_ink,
             width=width,
         )
     _draw_centre(img, draw, card, design, face, text_ink, rng)
@@ -596,61 +766,129 @@ def render_card(
     if design.corner_style in _EDGE_STYLES:
         # Bands and stripes stop at the card's rounded outline.
         corner.putalpha(ImageChops.multiply(corner.getchannel("A"), img.getchannel("A")))
+    if design.four_corners:
+        # The same index, upright, in the top-right corner: a look-alike the detector must learn to leave.
+        inked = corner.getbbox()
+        if inked is not None:
+            corner.alpha_composite(corner.crop(inked), dest=(CARD_W - inked[2], inked[1]))
     img.alpha_composite(corner)
     img.alpha_composite(corner.rotate(180))
     arr = np.array(img)
     _wear(arr, design, rng)
+    _print_texture(arr, design, rng)
     return arr, box
 
 
 def _draw_centre(
-    img: Image.Image, draw, card: Card, design: Design, face, text_ink, rng: np.random.Generator
+    img: Image.Image,
+    draw: ImageDraw.ImageDraw,
+    card: Card,
+    design: Design,
+    face: RGB,
+    text_ink: RGB,
+    rng: np.random.Generator,
 ) -> None:
     cx, cy = CARD_W / 2, CARD_H / 2
-    if card.kind is Kind.NUMBER:
-        figure = _Figure.fit(str(card.number), design, 0.62 * CARD_W, 0.36 * CARD_H)
-        tw, th = figure.width, figure.height
-        pos = (cx - tw / 2, cy - th / 2)
-        fill = text_ink
-        if design.centre_style == "oval":
-            rx, ry = 0.36 * CARD_W, 0.3 * CARD_H
-            draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=text_ink)
-            fill = design.paper
-        elif design.centre_style == "shadow":
-            figure.put(img, (pos[0] + 5, pos[1] + 5), (60, 60, 60))
-        figure.put(img, pos, fill)
-        if card.number in (6, 9):
-            uy = pos[1] + th + 8
-            draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6)
+    mark = _mark(card, design)
+    if mark == "number":
+        _draw_centre_number(img, draw, card, design, face, text_ink)
+        return
+    if mark in _ICONS:
+        mask = _icon_mask(mark, int(0.6 * CARD_W), int(0.32 * CARD_H))
+        _paint_mask(img, (cx - mask.size[0] / 2, cy - mask.size[1] / 2), mask, text_ink)
+        return
+    if mark == "letter":
+        figure = _Figure.fit(_symbol(card), design, 0.55 * CARD_W, 0.32 * CARD_H)
+        figure.put(img, (cx - figure.width / 2, cy - figure.height / 2), text_ink)
         return
     word = "WILD" if card.kind is Kind.WILD else "SKIP"
-    multi = card.kind is Kind.WILD and design.special_style != 1
+    multi = card.kind is Kind.WILD and design.special_style != 1 and design.special_ink == "fixed"
+    colours = list(inks(design).values())
     vertical = bool(rng.random() < 0.4)
     if vertical:
         layer = Image.new("RGBA", (CARD_H, CARD_W), (0, 0, 0, 0))
         ldraw = ImageDraw.Draw(layer)
         font = _fit_font(design.font, word, 0.8 * CARD_H, 0.5 * CARD_W)
-        _place_word(ldraw, word, font, (CARD_H / 2, CARD_W / 2), text_ink, multi)
+        _place_word(ldraw, word, font, (CARD_H / 2, CARD_W / 2), text_ink, colours if multi else None)
         img.alpha_composite(layer.rotate(90, expand=True))
     else:
         font = _fit_font(design.font, word, 0.8 * CARD_W, 0.2 * CARD_H)
-        _place_word(draw, word, font, (cx, cy), text_ink, multi)
+        _place_word(draw, word, font, (cx, cy), text_ink, colours if multi else None)
 
 
-def _place_word(draw, word: str, font, centre, ink, multi: bool) -> None:
+_NUMBER_WORDS = (
+    "ONE",
+    "TWO",
+    "THREE",
+    "FOUR",
+    "FIVE",
+    "SIX",
+    "SEVEN",
+    "EIGHT",
+    "NINE",
+    "TEN",
+    "ELEVEN",
+    "TWELVE",
+)
+
+
+def _draw_centre_number(
+    img: Image.Image, draw: ImageDraw.ImageDraw, card: Card, design: Design, face: RGB, text_ink: RGB
+) -> None:
+    assert card.number is not None
+    cx, cy = CARD_W / 2, CARD_H / 2
+    style = design.centre_style
+    if style == "word":
+        figure = _Figure.fit(_NUMBER_WORDS[card.number - 1], design, 0.8 * CARD_W, 0.1 * CARD_H)
+        figure.put(img, (cx - figure.width / 2, cy - figure.height / 2), text_ink)
+        return
+    if style == "logo":
+        # An emblem with no figure in it, as decks that print their brand in the middle.
+        r = 0.3 * CARD_W
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), outline=text_ink, width=6)
+        q = 0.6 * r
+        draw.polygon([(cx, cy - q), (cx + q, cy), (cx, cy + q), (cx - q, cy)], fill=text_ink)
+        return
+    if style == "medallion":
+        r = 0.36 * CARD_W
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=text_ink)
+        figure = _Figure.fit(str(card.number), design, 1.2 * r, 1.1 * r)
+        fill = face
+    else:
+        figure = _Figure.fit(str(card.number), design, 0.62 * CARD_W, 0.36 * CARD_H)
+        fill = text_ink
+    tw, th = figure.width, figure.height
+    pos = (cx - tw / 2, cy - th / 2)
+    if style == "oval":
+        rx, ry = 0.36 * CARD_W, 0.3 * CARD_H
+        draw.ellipse((cx - rx, cy - ry, cx + rx, cy + ry), fill=text_ink)
+        fill = face
+    elif style == "shadow":
+        figure.put(img, (pos[0] + 5, pos[1] + 5), (60, 60, 60))
+    figure.put(img, pos, fill)
+    if card.number in (6, 9):
+        uy = pos[1] + th + 8
+        draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6 if style != "medallion" else 3)
+
+
+def _place_word(
+    draw: ImageDraw.ImageDraw,
+    word: str,
+    font: ImageFont.FreeTypeFont,
+    centre: tuple[float, float],
+    ink: RGB,
+    colours: list[RGB] | None,
+) -> None:
     x0, y0, x1, y1 = font.getbbox(word, anchor="lt")
     x = centre[0] - (x1 - x0) / 2
     y = centre[1] - (y1 - y0) / 2
-    if not multi:
+    if colours is None:
         _draw_text_ink(draw, (x, y), word, font, ink)
         return
     # A Wild often prints its letters in the four card colours.
-    colours = list(INKS.values())
     for i, ch in enumerate(word):
-        cx0, _, cx1, _ = font.getbbox(ch, anchor="lt")
         _draw_text_ink(draw, (x, y), ch, font, colours[i % 4], stroke=2, stroke_fill=(255, 255, 255))
         x += font.getlength(ch)
-        del cx0, cx1
 
 
 def _wear(arr: np.ndarray, design: Design, rng: np.random.Generator) -> None:
@@ -673,6 +911,42 @@ def _wear(arr: np.ndarray, design: Design, rng: np.random.Generator) -> None:
     rgb = rgb * (1 - s) + tone * s
     rgb += rng.normal(0, 3 * design.wear, rgb.shape[:2])[..., None]
     arr[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def _print_texture(arr: np.ndarray, design: Design, rng: np.random.Generator) -> None:
+    """A printer's dot screen or a scan's paper grain and soft ink, only where the card is opaque."""
+    if design.print_texture == "none":
+        return
+    rgb: np.ndarray = arr[..., :3].astype(np.float32)
+    paper = np.array(design.paper, np.float32)
+    yy, xx = np.mgrid[0:CARD_H, 0:CARD_W].astype(np.float32)
+    if design.print_texture == "halftone":
+        # Ink printed as dots on a screen turned 45 degrees: coverage falls between the dots.
+        period = float(rng.uniform(2.5, 5.0))
+        u, v = (xx + yy) / period, (xx - yy) / period
+        screen = 0.5 + 0.5 * np.cos(2 * np.pi * u) * np.cos(2 * np.pi * v)
+        cover = float(rng.uniform(0.55, 0.85)) + (1 - float(rng.uniform(0.55, 0.85))) * screen
+        rgb = paper + (rgb - paper) * cover[..., None]
+    else:
+        grain = _blurred_noise(
+            rng.normal(0, 1, (CARD_H, CARD_W)).astype(np.float32), float(rng.uniform(0.6, 1.6))
+        )
+        rgb = rgb + grain[..., None] * float(rng.uniform(4, 10))
+        soft = Image.fromarray(np.clip(rgb, 0, 255).astype(np.uint8)).filter(
+            ImageFilter.GaussianBlur(float(rng.uniform(0.4, 1.0)))
+        )
+        rgb = np.asarray(soft, np.float32)
+    arr[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def _blurred_noise(a: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur of a float image with PIL alone (the renderer does not need OpenCV)."""
+    lo, hi = float(a.min()), float(a.max())
+    img = Image.fromarray(((a - lo) / max(hi - lo, 1e-6) * 255).astype(np.uint8)).filter(
+        ImageFilter.GaussianBlur(sigma)
+    )
+    out = np.asarray(img, np.float32) / 255 * (hi - lo) + lo
+    return np.asarray((out - out.mean()) / max(float(out.std()), 1e-6), np.float32)
 
 
 def card_face_preview(cards: list[Card], seed: int = 0, split: Split = Split.TRAIN) -> np.ndarray:

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import Card, Color
+from vision.families import FAMILIES, Family, family_design
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 
 SYMBOLS: tuple[Card, ...] = (
@@ -89,24 +90,24 @@ def _texture(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
         s = rng.uniform(25, 70)
         m = ((xx // s + yy // s) % 2)[..., None]
         img = (a * m + b * (1 - m)).astype(np.float32) * (1 + 0.03 * fine[..., None])
-    return np.clip(img, 0, 255).astype(np.float32)
+    return np.asarray(np.clip(img, 0, 255), np.float32)
 
 
 def _camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     """Homography from the table plane to the photo: tilt (top edge farther away), rotation, jitter."""
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     tilt = rng.uniform(0, 0.16)
     dst = src.copy()
     dst[0, 0] += tilt * w
     dst[1, 0] -= tilt * w
     dst[0, 1] += tilt * h * 0.4
     dst[1, 1] += tilt * h * 0.4
-    dst += rng.normal(0, 0.02, (4, 2)).astype(np.float32) * np.float32([w, h])
+    dst += rng.normal(0, 0.02, (4, 2)).astype(np.float32) * np.array([w, h], np.float32)
     hmat = cv2.getPerspectiveTransform(src, dst)
     ang = rng.uniform(-9, 9)
     scale = rng.uniform(0.92, 1.05)
     rot = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), ang, scale), [0, 0, 1]])
-    return rot @ hmat
+    return np.asarray(rot @ hmat, np.float64)
 
 
 def _affine(x: float, y: float, angle_deg: float, scale: float) -> np.ndarray:
@@ -118,7 +119,7 @@ def _affine(x: float, y: float, angle_deg: float, scale: float) -> np.ndarray:
 
 def _project(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.hstack([pts, np.ones((len(pts), 1))]) @ m.T
-    return p[:, :2] / p[:, 2:3]
+    return np.asarray(p[:, :2] / p[:, 2:3], np.float64)
 
 
 def _paste(dst: np.ndarray, rgba: np.ndarray, m: np.ndarray, shadow: float = 0.0) -> np.ndarray:
@@ -220,22 +221,65 @@ class _Occupancy:
 
 def _card_box(m: np.ndarray) -> tuple[float, float, float, float]:
     q = _project(m, np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], dtype=np.float64))
-    return (*q.min(0), *q.max(0))  # type: ignore[return-value]
+    return _bounds(q)
+
+
+def _designs(
+    rng: np.random.Generator, split: Split, families: Sequence[Family] | None
+) -> Callable[[], Design]:
+    """A function that draws one deck design: of the original renderer, or of a random one of ``families``."""
+    if families is None:
+        return lambda: random_design(rng, split)
+    pool = tuple(families)
+    if not pool:
+        raise ValueError("no design family to draw from")
+    return lambda: family_design(rng, pool[int(rng.integers(len(pool)))], split)
 
 
 HAND_RATE = 0.12  # how often a scene tries to show a hand held in a fan, unless ``hands`` says otherwise
 
 
+# One planned card: the card, its card-to-table affine, its group's index and whether it lies upside down.
+_Planned = tuple[Card, np.ndarray, int, bool]
+
+
+@dataclass(slots=True)
+class _Table:
+    """What a scene has put on the table so far: planned cards, the groups they form, the space they take."""
+
+    w: int
+    h: int
+    plan: list[_Planned] = field(default_factory=list)
+    groups: list[list[Card]] = field(default_factory=list)
+    occ: _Occupancy = field(default_factory=_Occupancy)
+
+    def fits(self, box: _Box, margin: float) -> bool:
+        return (
+            box[0] > 0 and box[1] > 0 and box[2] < self.w and box[3] < self.h and self.occ.free(box, margin)
+        )
+
+
 def make_scene(
-    seed: int, split: Split = Split.TRAIN, size: tuple[int, int] | None = None, *, hands: float | None = None
+    seed: int,
+    split: Split = Split.TRAIN,
+    size: tuple[int, int] | None = None,
+    *,
+    hands: float | None = None,
+    families: Sequence[Family] | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
     ``hands`` is the chance that the scene shows a hand held in a fan, placed wherever it fits (up to 20 tries);
     ``None`` keeps the original draw (``HAND_RATE``, one try), so the data sets rendered without it stay
     byte-identical. At one try, a hand fits on only 1–3 % of scenes.
+
+    ``families`` draws the decks from those design families (``vision.families``), with fonts and tables from
+    ``split``'s pools, on a seed stream of their own; ``None`` draws the original renderer's designs.
     """
-    rng = np.random.default_rng([seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]])
+    stream = [seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]]
+    if families is not None:
+        stream += [3, *sorted(FAMILIES.index(f) for f in families)]
+    rng = np.random.default_rng(stream)
     if size is None:
         size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
     w, h = size
@@ -245,16 +289,26 @@ def make_scene(
     cam = _camera(w, h, rng)
     canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
 
-    deck_design = random_design(rng, split)
+    draw = _designs(rng, split, families)
+    deck_design = draw()
 
     def design() -> Design:
-        return deck_design if rng.random() < 0.8 else random_design(rng, split)
+        return deck_design if rng.random() < 0.8 else draw()
 
-    # Plan: (card, plane affine, group index, upside_down)
-    plan: list[tuple[Card, np.ndarray, int, bool]] = []
-    groups: list[list[Card]] = []
-    occ = _Occupancy()
+    table = _Table(w, h)
+    cw, scale = _lay_rows(table, rng)
+    _lay_loose_cards(table, rng, cw, scale)
+    if rng.random() < (HAND_RATE if hands is None else hands):
+        _lay_hand(table, rng, cw, scale, tries=1 if hands is None else 20)
+    written = _lay_objects(canvas, cam, table, rng)
+    cards_out, negatives = _lay_cards(canvas, cam, table.plan, design, rng, written)
+    img = _photometric(canvas, rng)
+    return Scene(img, cards_out, table.groups, negatives)
 
+
+def _lay_rows(table: _Table, rng: np.random.Generator) -> tuple[float, float]:
+    """Plan 0-2 laid-down groups fanned in rows; returns the card width and the card-to-table scale."""
+    w, h = table.w, table.h
     n_rows = int(rng.choice([0, 1, 2], p=[0.04, 0.4, 0.56]))
     row_sizes = [int(rng.integers(2, 13)) for _ in range(n_rows)]
     cw = rng.uniform(85, 170) * min(w, h) / 768
@@ -271,79 +325,94 @@ def make_scene(
         row_w = ((n - 1) * f + 1) * cw
         x = rng.uniform(0.04 * w, max(0.05 * w, w - row_w - 0.04 * w))
         ang = rng.uniform(-5, 5)
-        g = len(groups)
-        groups.append([])
+        g = len(table.groups)
+        table.groups.append([])
         cards = [SYMBOLS[int(rng.integers(len(SYMBOLS)))] for _ in range(n)]
         for i, card in enumerate(cards):
             dx = i * f * cw + rng.normal(0, 0.02 * cw)
             cx = x + dx * math.cos(math.radians(ang))
             cy = y + dx * math.sin(math.radians(ang)) + rng.normal(0, 0.02 * ch)
-            plan.append((card, _affine(cx, cy, ang + rng.normal(0, 1.5), scale), g, False))
-            groups[g].append(card)
-        occ.add((x - 0.05 * cw, y - 0.1 * ch, x + row_w + 0.05 * cw, y + 1.1 * ch + abs(ang) / 60 * row_w))
+            table.plan.append((card, _affine(cx, cy, ang + rng.normal(0, 1.5), scale), g, False))
+            table.groups[g].append(card)
+        table.occ.add(
+            (x - 0.05 * cw, y - 0.1 * ch, x + row_w + 0.05 * cw, y + 1.1 * ch + abs(ang) / 60 * row_w)
+        )
         y += ch * (1 + gap)
+    return float(cw), float(scale)
 
-    # Loose cards, each its own group; some lie upside down.
-    for _ in range(int(rng.choice([0, 0, 0, 1, 2, 3]) if n_rows else rng.integers(2, 5))):
+
+def _lay_loose_cards(table: _Table, rng: np.random.Generator, cw: float, scale: float) -> None:
+    """Plan loose cards, each its own group; some lie upside down."""
+    ch = cw * 1.55
+    rows = bool(table.groups)
+    for _ in range(int(rng.choice([0, 0, 0, 1, 2, 3]) if rows else rng.integers(2, 5))):
         for _try in range(20):
             ang = rng.uniform(-25, 25)
-            x, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
+            x, y0 = rng.uniform(0, table.w - cw), rng.uniform(0, table.h - ch)
             m = _affine(x, y0, ang, scale)
             box = _card_box(m)
-            if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.1 * cw):
-                occ.add(box)
+            if table.fits(box, 0.1 * cw):
+                table.occ.add(box)
                 card = SYMBOLS[int(rng.integers(len(SYMBOLS)))]
-                plan.append((card, m, len(groups), bool(rng.random() < 0.3)))
-                groups.append([card])
+                table.plan.append((card, m, len(table.groups), bool(rng.random() < 0.3)))
+                table.groups.append([card])
                 break
 
-    # A hand held in a fan now and then: cards turned about a common pivot below them.
-    if rng.random() < (HAND_RATE if hands is None else hands):
-        n = int(rng.integers(3, 8))
-        step = rng.uniform(7, 13)
-        for _try in range(1 if hands is None else 20):
-            px, py = rng.uniform(0.2 * w, 0.8 * w), rng.uniform(0.5 * h, 1.1 * h)
-            hand: list[tuple[Card, np.ndarray]] = []
-            for i in range(n):
-                a = (i - (n - 1) / 2) * step
-                # The card's bottom centre sits above the pivot; rotate the card about the pivot by ``a``.
-                rot = _affine(px, py, a, 1.0) @ _affine(-cw / 2, -ch * 1.05, 0, scale)
-                hand.append((SYMBOLS[int(rng.integers(len(SYMBOLS)))], rot))
-            boxes = [_card_box(m) for _, m in hand]
-            box = (
-                min(b[0] for b in boxes),
-                min(b[1] for b in boxes),
-                max(b[2] for b in boxes),
-                max(b[3] for b in boxes),
-            )
-            if box[0] > 0 and box[1] > 0 and box[2] < w and box[3] < h and occ.free(box, 0.05 * cw):
-                occ.add(box)
-                g = len(groups)
-                groups.append([c for c, _ in hand])
-                plan.extend((c, m, g, False) for c, m in hand)
-                break
 
-    # Objects that are not cards, under or beside the cards.
+def _lay_hand(table: _Table, rng: np.random.Generator, cw: float, scale: float, *, tries: int) -> None:
+    """Plan a hand held in a fan: cards turned about a common pivot below them, where it fits."""
+    ch = cw * 1.55
+    n = int(rng.integers(3, 8))
+    step = rng.uniform(7, 13)
+    for _try in range(tries):
+        px, py = rng.uniform(0.2 * table.w, 0.8 * table.w), rng.uniform(0.5 * table.h, 1.1 * table.h)
+        hand: list[tuple[Card, np.ndarray]] = []
+        for i in range(n):
+            a = (i - (n - 1) / 2) * step
+            # The card's bottom centre sits above the pivot; rotate the card about the pivot by ``a``.
+            rot = _affine(px, py, a, 1.0) @ _affine(-cw / 2, -ch * 1.05, 0, scale)
+            hand.append((SYMBOLS[int(rng.integers(len(SYMBOLS)))], rot))
+        boxes = [_card_box(m) for _, m in hand]
+        box = (
+            min(b[0] for b in boxes),
+            min(b[1] for b in boxes),
+            max(b[2] for b in boxes),
+            max(b[3] for b in boxes),
+        )
+        if table.fits(box, 0.05 * cw):
+            table.occ.add(box)
+            g = len(table.groups)
+            table.groups.append([c for c, _ in hand])
+            table.plan.extend((c, m, g, False) for c, m in hand)
+            return
+
+
+def _lay_objects(canvas: np.ndarray, cam: np.ndarray, table: _Table, rng: np.random.Generator) -> list[_Box]:
+    """Paste objects that are not cards under or beside the cards; returns the boxes of the numbers written on
+    score pads, in photo pixels."""
+    w, h = table.w, table.h
     written: list[_Box] = []
     for _ in range(int(rng.integers(0, 4))):
         obj, numbers = _distractor(str(rng.choice(["coin", "pen", "die", "pad"])), rng)
         oh, ow = obj.shape[:2]
         m = _affine(rng.uniform(-0.1 * w, w), rng.uniform(-0.1 * h, h), rng.uniform(0, 360), min(w, h) / 768)
         if rng.random() < 0.6:
-            box = (
-                *_project(m, np.float64([[0, 0], [ow, oh]])).min(0),
-                *_project(m, np.float64([[0, 0], [ow, oh]])).max(0),
-            )
-            if not occ.free(box, 0):  # type: ignore[arg-type]
+            corners = _project(m, np.array([[0, 0], [ow, oh]], np.float64))
+            if not table.occ.free(_bounds(corners), 0):
                 continue
         _paste(canvas, obj, cam @ m, shadow=rng.uniform(0, 1))
         for x0, y0, x1, y1 in numbers:
-            q = _project(cam @ m, np.float64([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
-            written.append((*q.min(0), *q.max(0)))  # type: ignore[arg-type]
+            written.append(
+                _bounds(_project(cam @ m, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float64)))
+            )
+    return written
 
-    cards_out, negatives = _lay_cards(canvas, cam, plan, design, rng, written)
-    img = _photometric(canvas, rng)
-    return Scene(img, cards_out, groups, negatives)
+
+def _bounds(points: np.ndarray) -> _Box:
+    """The axis-aligned box around some points."""
+    x0, y0 = points.min(0)
+    x1, y1 = points.max(0)
+    return (float(x0), float(y0), float(x1), float(y1))
 
 
 def _lay_cards(
@@ -370,13 +439,15 @@ def _lay_cards(
         quad = _paste(canvas, face, full, shadow=rng.uniform(0.2, 1.0))
         cv2.fillPoly(owner, [np.round(quad).astype(np.int32)], idx)
         x1, y1, x2, y2 = ibox
-        corner = _project(full, np.float64([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+        corner = _project(full, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64))
         placed.append((card, corner, g))
         # The opposite (upside-down) corner and the big centre figure are what the index must not be taken for.
-        opp = _project(full, np.float64([[CARD_W - x2, CARD_H - y2], [CARD_W - x1, CARD_H - y1]]))
-        negatives.append((*opp.min(0), *opp.max(0)))  # type: ignore[arg-type]
-        cen = _project(full, np.float64([[0.2 * CARD_W, 0.3 * CARD_H], [0.8 * CARD_W, 0.7 * CARD_H]]))
-        negatives.append((*cen.min(0), *cen.max(0)))  # type: ignore[arg-type]
+        opp = _project(full, np.array([[CARD_W - x2, CARD_H - y2], [CARD_W - x1, CARD_H - y1]], np.float64))
+        negatives.append(_bounds(opp))
+        cen = _project(
+            full, np.array([[0.2 * CARD_W, 0.3 * CARD_H], [0.8 * CARD_W, 0.7 * CARD_H]], np.float64)
+        )
+        negatives.append(_bounds(cen))
 
     cards_out: list[PlacedCard] = []
     for idx, (card, corner, g) in enumerate(placed):
@@ -407,14 +478,17 @@ def _lay_cards(
 VIGNETTE = 224  # side of a vignette, pixels
 
 
-def make_vignette(seed: int) -> Scene:
+def make_vignette(seed: int, families: Sequence[Family] | None = None) -> Scene:
     """A small photo of one to four fanned cards, every card in a design of its own (training pools only).
 
     A full scene shows one deck design on most of its cards, so 2 000 scenes hold a few thousand designs; the
     classifier, which has to read faces it has never seen, gets many more from these cheap vignettes. They go
     through the same camera, light and JPEG as scenes, at the card sizes scenes have.
     """
-    rng = np.random.default_rng([seed, 2])
+    rng = np.random.default_rng(
+        [seed, 2] if families is None else [seed, 2, 3, *sorted(FAMILIES.index(f) for f in families)]
+    )
+    draw = _designs(rng, Split.TRAIN, families)
     w = h = VIGNETTE
     canvas = _texture(str(rng.choice(TRAIN_TEXTURES)), w, h, rng)
     cam = _camera(w, h, rng)
@@ -431,7 +505,7 @@ def make_vignette(seed: int) -> Scene:
         cy = y + dx * math.sin(math.radians(ang)) + rng.normal(0, 0.02 * cw)
         card = SYMBOLS[int(rng.integers(len(SYMBOLS)))]
         plan.append((card, _affine(cx, cy, ang + rng.normal(0, 1.5), cw / CARD_W), 0, False))
-    cards, negatives = _lay_cards(canvas, cam, plan, lambda: random_design(rng, Split.TRAIN), rng)
+    cards, negatives = _lay_cards(canvas, cam, plan, draw, rng)
     img = _photometric(canvas, rng)
     return Scene(img, cards, [[c for c, *_ in plan]], negatives)
 
@@ -455,7 +529,7 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     img = canvas * light[..., None]
     # White balance: warm bulbs, cool daylight (BGR gains).
     warm = rng.uniform(-0.22, 0.22)
-    gains = np.float32([1 - warm, 1 + rng.normal(0, 0.04), 1 + warm]) * rng.uniform(0.85, 1.15)
+    gains = np.array([1 - warm, 1 + rng.normal(0, 0.04), 1 + warm], np.float32) * rng.uniform(0.85, 1.15)
     img *= gains[None, None, :]
     if rng.random() < 0.35:
         cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.25) * max(w, h)
@@ -470,14 +544,14 @@ def _photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1 / k
         rot = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), rng.uniform(0, 180), 1)
-        kernel = cv2.warpAffine(kernel, rot, (k, k))
+        kernel = np.asarray(cv2.warpAffine(kernel, rot, (k, k)), np.float32)
         img = cv2.filter2D(img, -1, kernel / max(kernel.sum(), 1e-6))
     noise = rng.uniform(0, 7)
     if noise > 1:
         img = np.clip(img.astype(np.float32) + rng.normal(0, noise, img.shape), 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 96))])
     assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
 
 
 def draw_labels(scene: Scene) -> np.ndarray:

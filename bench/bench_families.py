@@ -1,0 +1,126 @@
+"""How the camera reads each design family (``vision.families``): card precision, recall and exact scenes.
+
+Family scenes are drawn with the held-out fonts and tables, on a seed stream of their own (seeds 700 000 on), so a
+family's figure is what a deck of that kind in an unseen typeface on an unseen table gets. Each scene goes the
+app's way: JPEG bytes, decoded as an upload, read by the served models (onnxruntime). A family the models were
+trained without is a family the camera has never seen; one they were trained on is not, and the table says which.
+
+    python bench/bench_families.py [--models DIR] [--scenes 100] [--families tabbed,dark] [--trained-on all]
+
+``--models`` reads with the models in DIR (the served files are made there first if only the exports are there);
+``--trained-on`` names the families those models saw in training (``none``, ``all`` or a list), for the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FIRST_SEED = 700_000
+
+
+def _render(job: tuple[int, str]) -> tuple[bytes, list[tuple[str, ...]]]:
+    import cv2
+
+    from vision.evaluate import truth_groups
+    from vision.families import Family
+    from vision.render import Split
+    from vision.scene import make_scene
+
+    seed, family = job
+    scene = make_scene(seed, Split.HELDOUT, families=[Family(family)])
+    ok, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)]
+
+
+def _families(text: str) -> list[str]:
+    from vision.families import FAMILIES
+
+    if text == "all":
+        return [f.value for f in FAMILIES]
+    if text == "none":
+        return []
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    known = {f.value for f in FAMILIES}
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise SystemExit(f"unknown families: {', '.join(bad)} (known: {', '.join(sorted(known))})")
+    return names
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", type=Path, default=None, help="models folder (default: the shipped models)")
+    ap.add_argument("--scenes", type=int, default=100, help="scenes per family")
+    ap.add_argument("--families", default="all", help="families to read (comma-separated, or all)")
+    ap.add_argument(
+        "--trained-on",
+        default="classic",
+        help="families the models were trained on (for the table's last column)",
+    )
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rendering processes")
+    args = ap.parse_args()
+    if args.models is not None:
+        os.environ["PHASE10_MODELS"] = str(args.models.resolve())  # read by vision.detector at import
+        _served_files(args.models)
+
+    from vision.decode import decode
+    from vision.detector import MODELS_DIR
+    from vision.evaluate import Tally
+    from vision.reader import read_image
+
+    families = _families(args.families)
+    trained = set(_families(args.trained_on))
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"models: {MODELS_DIR}; {args.scenes} scenes per family, held-out fonts and tables, seeds {FIRST_SEED}+"
+    )
+    print()
+    print("| family | seen in training | card precision | card recall | exact scenes |")
+    print("|---|---|---|---|---|")
+    total = Tally()
+    t0 = time.time()
+    with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for family in families:
+            tally = Tally()
+            jobs = [(FIRST_SEED + i, family) for i in range(args.scenes)]
+            for jpeg, truth in pool.map(_render, jobs, chunksize=4):
+                reading = read_image(decode(jpeg).image)
+                read = [[str(c) for c in g] for g in reading.groups]
+                tally.add(truth, read)
+                total.add(truth, read)
+            print(
+                f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
+                f"({tally.right_cards}/{tally.read_cards}) | {tally.recall:.4f} ({tally.right_cards}/"
+                f"{tally.true_cards}) | {tally.exact_rate:.3f} ({tally.exact}/{tally.scenes}) |",
+                flush=True,
+            )
+    print(
+        f"| all | | {total.precision:.4f} | {total.recall:.4f} | {total.exact_rate:.3f} "
+        f"({total.exact}/{total.scenes}) |"
+    )
+    print(f"\n{time.time() - t0:.0f} s")
+
+
+def _served_files(folder: Path) -> None:
+    """Make the served detector and classifier files from a training run's exports, when they are missing."""
+    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, INT8_CLASSIFIER_FILE
+    from vision.modelfiles import make_dynamic_detector, make_int8_classifier
+
+    if not (folder / DYNAMIC_DETECTOR_FILE).exists():
+        make_dynamic_detector(folder / DETECTOR_FILE, folder / DYNAMIC_DETECTOR_FILE)
+    if not (folder / INT8_CLASSIFIER_FILE).exists():
+        make_int8_classifier(folder / CLASSIFIER_FILE, folder / INT8_CLASSIFIER_FILE)
+
+
+if __name__ == "__main__":
+    main()

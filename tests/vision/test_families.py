@@ -1,0 +1,153 @@
+"""Design families (``vision.families``): every family draws what it says, and its labels agree with its pixels.
+
+The camera is measured on families it was not trained on, so a family must really look like its kind of deck
+(white figures on a tab, a face in the card's colour, ...) and its index boxes must mark the upright top-left
+index and nothing else, exactly as for the original designs (``tests/vision/test_render.py``).
+"""
+
+from __future__ import annotations
+
+import colorsys
+import dataclasses
+
+import numpy as np
+import pytest
+
+from companion.rules.cards import Card, Color, Kind, parse_cards
+from vision.families import _CORNERS, FAMILIES, Family, family_design, random_palette
+from vision.render import CARD_H, CARD_W, HELDOUT_CORNER_STYLES, Split, _corner_layer, _looks, render_card
+from vision.scene import make_scene, make_vignette, yolo_lines
+
+CARDS = parse_cards("R1 B6 G9 Y10 R12 B11 G7 Y3 W S")
+
+
+def _luma(rgb: np.ndarray) -> np.ndarray:
+    return rgb[..., :3].astype(np.float32) @ np.float32([0.299, 0.587, 0.114])
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.value)
+def test_every_family_prints_a_legible_index_inside_its_label(family: Family) -> None:
+    """The index's own ink box lies inside the label; its strokes stand out from what is around them (a
+    reader could see it); nothing of the top-left index reaches past the card's top-left third."""
+    rng = np.random.default_rng(17)
+    for i in range(40):
+        design = family_design(rng, family)
+        card = CARDS[i % len(CARDS)]
+        face, ink = _looks(card, design, np.random.default_rng(i))
+        layer, (x1, y1, x2, y2), (gx1, gy1, gx2, gy2) = _corner_layer(card, design, ink, face)
+        assert (x1, y1) == (0, 0) and x2 <= 0.45 * CARD_W and y2 <= 0.3 * CARD_H
+        assert x1 <= gx1 < gx2 <= x2 + 1 and y1 <= gy1 < gy2 <= y2 + 1, (family, card, design.corner_style)
+        alpha = np.asarray(layer)[..., 3]
+        assert (alpha[round(gy1) : round(gy2), round(gx1) : round(gx2)] > 0).sum() > 20
+        rendered, box = render_card(card, dataclasses.replace(design, wear=0.0), np.random.default_rng(i))
+        assert box == (x1, y1, x2, y2)
+        glyph = (
+            rendered[round(gy1) : round(gy2), round(gx1) : round(gx2), :3].reshape(-1, 3).astype(np.float32)
+        )
+        # Colour, not brightness: a red figure on a black face differs little in luma but plainly in colour.
+        ground = np.median(glyph, axis=0)
+        far = np.linalg.norm(glyph - ground, axis=1)
+        assert np.percentile(far, 90) > 60, (family, card, design.corner_style)
+
+
+def test_families_are_the_kinds_of_deck_they_name() -> None:
+    rng = np.random.default_rng(4)
+    designs = {f: [family_design(rng, f) for _ in range(60)] for f in FAMILIES}
+    assert all(d.face == "colour" for d in designs[Family.COLOUR_FACE])
+    assert all(d.face == "dark" for d in designs[Family.DARK])
+    assert all(d.colour_mark for d in designs[Family.ACCESSIBLE])
+    assert sum(d.four_corners for d in designs[Family.ACCESSIBLE]) > 30
+    assert all(d.print_texture != "none" for d in designs[Family.PRINTED])
+    assert {d.corner_style for d in designs[Family.TABBED]} == set(_CORNERS[Family.TABBED])
+    for family in (Family.CLASSIC, Family.TABBED):
+        assert all(
+            d.face == "paper" and not d.colour_mark and d.print_texture == "none" for d in designs[family]
+        )
+    every = [d for ds in designs.values() for d in ds]
+    assert {d.wild_mark for d in every} == {"word", "letter", "star", "joker"}
+    assert {d.skip_mark for d in every} == {"word", "letter", "symbol"}
+    # The held-out set's own corner styles stay unseen by every family.
+    assert not {d.corner_style for d in every} & set(HELDOUT_CORNER_STYLES)
+
+
+def test_colour_faces_print_white_figures_on_the_cards_ink() -> None:
+    rng = np.random.default_rng(8)
+    design = dataclasses.replace(family_design(rng, Family.COLOUR_FACE), wear=0.0, centre_style="plain")
+    face, _ = render_card(Card.number_card(5, Color.RED), design, rng)
+    middle = face[CARD_H // 2 - 80 : CARD_H // 2 + 80, 30:60, :3].astype(int)  # beside the big 5: the face
+    r, g, b = np.median(middle.reshape(-1, 3), axis=0)
+    assert r > g + 60 and r > b + 60  # a red face
+    assert _luma(face[CARD_H // 2 - 40 : CARD_H // 2 + 40, CARD_W // 2 - 30 : CARD_W // 2 + 30]).max() > 220
+
+
+def test_a_palette_keeps_each_colour_in_its_own_hue_range() -> None:
+    """Blue may be printed violet or teal and yellow orange, but the four never swap places on the colour wheel:
+    a reader that sees the four inks of a deck can still tell which is which."""
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        hues = []
+        for r, g, b in random_palette(rng):
+            h, _, _ = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
+            hues.append(h * 360)
+        red, blue, green, yellow = hues
+        assert red < 15 or red > 340
+        assert 30 <= yellow <= 56 and 78 <= green <= 162 and 193 <= blue <= 277
+
+
+def test_four_corner_decks_repeat_the_index_upright_outside_the_label() -> None:
+    """A deck with four indexes shows an upright copy top right: a look-alike the label must not cover."""
+    rng = np.random.default_rng(5)
+    design = dataclasses.replace(
+        family_design(rng, Family.ACCESSIBLE),
+        four_corners=True,
+        corner_style="plain",
+        wear=0.0,
+        print_texture="none",
+    )
+    card = Card.number_card(7, Color.GREEN)
+    face, (_, _, x2, _) = render_card(card, design, np.random.default_rng(1))
+    _, _, (gx1, gy1, gx2, gy2) = _corner_layer(card, design, (0, 0, 0), design.paper)
+    left = face[round(gy1) : round(gy2), round(gx1) : round(gx2), :3].astype(int)
+    right = face[round(gy1) : round(gy2), CARD_W - round(gx2) : CARD_W - round(gx1), :3].astype(int)
+    assert CARD_W - gx2 > x2  # the copy lies wholly outside the label
+    assert np.abs(left - right).mean() < 12  # the same figure, not mirrored
+
+
+def test_colour_blind_shapes_differ_by_colour() -> None:
+    rng = np.random.default_rng(6)
+    design = dataclasses.replace(
+        family_design(rng, Family.ACCESSIBLE), corner_style="plain", four_corners=False
+    )
+    shapes = []
+    for colour in (Color.RED, Color.BLUE, Color.GREEN, Color.YELLOW):
+        card = Card.number_card(4, colour)
+        layer, (_, _, x2, y2), (_, _, _, gy2) = _corner_layer(card, design, (0, 0, 0), design.paper)
+        alpha = np.asarray(layer)[..., 3] > 0
+        below = alpha[round(gy2) + 1 : y2, :x2]
+        assert below.sum() > 15, colour  # a shape under the index, inside the label
+        shapes.append(below.sum())
+    assert len(set(shapes)) == 4  # circle, square, triangle, diamond: four different areas
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.value)
+def test_family_scenes_label_every_visible_index(family: Family) -> None:
+    for seed in range(2):
+        scene = make_scene(70_000 + seed, Split.HELDOUT, families=[family])
+        h, w = scene.image.shape[:2]
+        assert len(yolo_lines(scene)) == sum(pc.visible for pc in scene.cards)
+        for pc in scene.cards:
+            if pc.visible:
+                x1, y1, x2, y2 = (round(v) for v in pc.box)
+                assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+                assert scene.image[y1:y2, x1:x2].astype(np.float32).std() > 12, (pc.card, pc.box)
+
+
+def test_family_scenes_have_a_stream_of_their_own_and_leave_the_original_alone() -> None:
+    a = make_scene(12, families=[Family.DARK])
+    assert np.array_equal(a.image, make_scene(12, families=[Family.DARK]).image)
+    assert not np.array_equal(a.image, make_scene(12).image)
+    assert not np.array_equal(a.image, make_scene(12, families=[Family.DARK, Family.PRINTED]).image)
+    assert np.array_equal(make_scene(12).image, make_scene(12, families=None).image)
+    v = make_vignette(3, FAMILIES)
+    assert np.array_equal(v.image, make_vignette(3, FAMILIES).image)
+    assert any(pc.card.kind is not Kind.NUMBER or pc.visible for pc in v.cards)
