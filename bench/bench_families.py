@@ -18,6 +18,8 @@ import os
 import platform
 import sys
 import time
+from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -68,6 +70,11 @@ def main() -> None:
         help="families the models were trained on (for the table's last column)",
     )
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rendering processes")
+    ap.add_argument(
+        "--slow-path",
+        action="store_true",
+        help="read as before the speed work: square detector, fp32 classifier, every view, both looks",
+    )
     args = ap.parse_args()
     if args.models is not None:
         os.environ["PHASE10_MODELS"] = str(args.models.resolve())  # read by vision.detector at import
@@ -84,24 +91,35 @@ def main() -> None:
     print(
         f"models: {MODELS_DIR}; {args.scenes} scenes per family, held-out fonts and tables, seeds {FIRST_SEED}+"
     )
+    if args.slow_path:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from bench_vision import configure
+
+        slow = argparse.Namespace(square=True, fp32=True, all_views=True, both_looks=True, spinning=False)
+        print(f"reading: {configure(slow)}")
     print()
-    print("| family | seen in training | card precision | card recall | exact scenes |")
-    print("|---|---|---|---|---|")
+    print(
+        "| family | seen in training | card precision | card recall | exact scenes | missed / wrong colour / wrong figure / extra |"
+    )
+    print("|---|---|---|---|---|---|")
     total = Tally()
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for family in families:
             tally = Tally()
+            kinds: Counter[str] = Counter()
             jobs = [(FIRST_SEED + i, family) for i in range(args.scenes)]
             for jpeg, truth in pool.map(_render, jobs, chunksize=4):
                 reading = read_image(decode(jpeg).image)
                 read = [[str(c) for c in g] for g in reading.groups]
                 tally.add(truth, read)
                 total.add(truth, read)
+                kinds.update(_errors(truth, read))
             print(
                 f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
                 f"({tally.right_cards}/{tally.read_cards}) | {tally.recall:.4f} ({tally.right_cards}/"
-                f"{tally.true_cards}) | {tally.exact_rate:.3f} ({tally.exact}/{tally.scenes}) |",
+                f"{tally.true_cards}) | {tally.exact_rate:.3f} ({tally.exact}/{tally.scenes}) | "
+                f"{kinds['missed']} / {kinds['colour']} / {kinds['figure']} / {kinds['extra']} |",
                 flush=True,
             )
     print(
@@ -109,6 +127,27 @@ def main() -> None:
         f"({total.exact}/{total.scenes}) |"
     )
     print(f"\n{time.time() - t0:.0f} s")
+
+
+def _errors(truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> Counter[str]:
+    """What went wrong in a photo, card by card: a card read in the wrong colour (its figure right), with the
+    wrong figure, not read at all, or read where there is none."""
+    lost = Counter(c for g in truth for c in g) - Counter(c for g in read for c in g)
+    extra = Counter(c for g in read for c in g) - Counter(c for g in truth for c in g)
+    out: Counter[str] = Counter()
+    for card in list(extra.elements()):
+        figure = card[1:] if card[0] in "RBGY" else card
+        same = next((t for t in lost if lost[t] and (t[1:] if t[0] in "RBGY" else t) == figure), None)
+        if same is not None:
+            lost[same] -= 1
+            out["colour"] += 1
+        elif sum(lost.values()):
+            lost[next(t for t in lost if lost[t])] -= 1
+            out["figure"] += 1
+        else:
+            out["extra"] += 1
+    out["missed"] += sum(lost.values())
+    return out
 
 
 def _served_files(folder: Path) -> None:

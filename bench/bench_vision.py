@@ -46,13 +46,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vision import detector  # noqa: E402
+from vision import detector, inference  # noqa: E402
 from vision.crops import CLASS_CARDS, NONE_CLASS, crop_index, to_input  # noqa: E402
 from vision.decode import decode  # noqa: E402
-from vision.detector import MODELS_DIR, Models, card_of, get_models  # noqa: E402
-from vision.evaluate import Tally, average_precision, match_boxes, truth_groups  # noqa: E402
+from vision.detections import Box, Detections, match_boxes  # noqa: E402
+from vision.detector import MODELS_DIR, Models, card_classes, get_models  # noqa: E402
+from vision.evaluate import Tally, average_precision, truth_groups  # noqa: E402
+from vision.inference import Runtime  # noqa: E402
 from vision.layout import group_boxes  # noqa: E402
-from vision.reader import read_image, read_photo  # noqa: E402
+from vision.reader import PhotoReading, read_image, read_photo  # noqa: E402
 from vision.render import Split  # noqa: E402
 from vision.scene import make_scene  # noqa: E402
 
@@ -75,11 +77,9 @@ class Errors:
         self.confusions: Counter[tuple[str, str]] = Counter()
         self.failed_scenes: Counter[str] = Counter()
 
-    def add(
-        self, truth: list[tuple[str, tuple[float, float, float, float]]], dets, reading, exact: bool
-    ) -> None:
+    def add(self, truth: list[tuple[str, Box]], dets: Detections, reading: PhotoReading, exact: bool) -> None:
         tboxes = [b for _, b in truth]
-        to_det = match_boxes(tboxes, [d.box for d in dets], 0.3)
+        to_det = match_boxes(tboxes, dets.xyxy, 0.3)
         to_read = match_boxes(tboxes, [c.box for c in reading.cards], 0.3)
         kinds: set[str] = set()
         for i, (card, _) in enumerate(truth):
@@ -124,7 +124,6 @@ class Errors:
         print("    " + ", ".join(f"{a}->{b} {v}" for (a, b), v in self.confusions.most_common(24)))
 
 
-Box = tuple[float, float, float, float]
 # (image, truth groups, truth index boxes in the order of the groups' cards, or None where a set has none)
 Item = tuple[np.ndarray, list[tuple[str, ...]], list[Box] | None]
 
@@ -207,7 +206,7 @@ def close_ups(n: int) -> tuple[list[Item], str]:
 
 
 def score(
-    n: int | None, runtime: str, split: str = "heldout", errors: bool = False, data: Path | None = None
+    n: int | None, runtime: Runtime, split: str = "heldout", errors: bool = False, data: Path | None = None
 ) -> dict[str, float]:
     data = data or ROOT / "datasets" / ("cards-dev" if split == "dev" else "cards")
     if split == "plain":
@@ -223,7 +222,7 @@ def score(
     for img, groups, boxes in items:
         dets = models.detect(img)
         if boxes is not None:
-            preds.append([(d.score, d.box) for d in dets])
+            preds.append(list(zip(dets.confidence.tolist(), dets.boxes(), strict=True)))
             truths.append(boxes)
         reading = read_image(img, runtime=runtime)
         exact = tally.add(groups, [[str(c) for c in g] for g in reading.groups])
@@ -277,7 +276,7 @@ def _load() -> str:
 def latency(runs: int, skip_torch: bool) -> None:
     data = _photo_12mp()
     print(f"latency: one 4032x3024 JPEG ({len(data) / 1e6:.1f} MB), {runs} runs after 2 warm-ups ({_load()})")
-    for runtime in ("onnxruntime", "opencv"):
+    for runtime in Runtime:
         models = get_models(runtime)
         for _ in range(2):
             read_photo(data, runtime=runtime)
@@ -290,10 +289,10 @@ def latency(runs: int, skip_torch: bool) -> None:
         what = (
             f"{'any-size' if models.dynamic else 'square'} detector, "
             f"{'int8' if models.int8 else 'fp32'} classifier"
-            if runtime == "onnxruntime"
+            if runtime is Runtime.ONNXRUNTIME
             else "the exports as trained"
         )
-        print(f"  {runtime:12s} total {_stats(t['total'])}  ({what})")
+        print(f"  {runtime.value:12s} total {_stats(t['total'])}  ({what})")
         for k in keys[:-1]:
             print(f"  {'':12s} {k:10s} {_stats(t[k])}")
     _decode_sizes(data, runs)
@@ -304,7 +303,7 @@ def latency(runs: int, skip_torch: bool) -> None:
     try:
         os.environ["YOLO_OFFLINE"] = "1"
         import torch
-        from ultralytics import YOLO
+        from ultralytics.models import YOLO
 
         from vision.train import _classifier_net, classifier_width
     except ImportError:
@@ -317,8 +316,7 @@ def latency(runs: int, skip_torch: bool) -> None:
     net = _classifier_net(len(CLASS_CARDS), classifier_width(state))
     net.load_state_dict(state)
     net.eval()
-    models = get_models("onnxruntime")
-    imgsz = models.imgsz
+    imgsz = get_models(Runtime.ONNXRUNTIME).imgsz
     det_ms = []
     for i in range(runs + 2):
         t0 = time.perf_counter()
@@ -334,13 +332,8 @@ def latency(runs: int, skip_torch: bool) -> None:
             with torch.no_grad():
                 x = torch.from_numpy(to_input(np.stack([crop_index(img, b) for b in boxes])))
                 probs = torch.softmax(net(x), 1).numpy()
-            scores = res.boxes.conf.tolist()
-            kept = [
-                b
-                for b, p, s in zip(boxes, probs, scores, strict=True)
-                if card_of(p, float(s))[0] != NONE_CLASS
-            ]
-            group_boxes(kept)
+            classes, _ = card_classes(probs, res.boxes.conf.numpy())
+            group_boxes([b for b, k in zip(boxes, classes.tolist(), strict=True) if k != NONE_CLASS])
         if i >= 2:
             times.append((time.perf_counter() - t0) * 1000)
     print(
@@ -368,7 +361,7 @@ def _decode_sizes(data: bytes, runs: int) -> None:
     """What cv2.imdecode costs at each reduced JPEG size (vision/decode.py picks the size; the detector's input
     is the smallest size it can use without enlarging the photo)."""
     buf = np.frombuffer(data, np.uint8)
-    imgsz = get_models("onnxruntime").imgsz
+    imgsz = get_models(Runtime.ONNXRUNTIME).imgsz
     for name, flag in (
         ("full", cv2.IMREAD_COLOR),
         ("1/2", cv2.IMREAD_REDUCED_COLOR_2),
@@ -421,22 +414,22 @@ def _fresh_processes(n: int) -> None:
 def configure(args: argparse.Namespace) -> str:
     """Apply the configuration flags; returns what they chose, in words."""
     if args.spinning:
-        plain_options = detector.session_options
+        plain_options = inference.session_options
 
         def spinning(threads: int | None = None) -> object:
             opts = plain_options(threads)
             opts.add_session_config_entry("session.intra_op.allow_spinning", "1")
             return opts
 
-        detector.session_options = spinning
+        inference.session_options = spinning
     if args.square or args.fp32 or args.spinning:
-        key = ("onnxruntime", str(MODELS_DIR))
+        key = (Runtime.ONNXRUNTIME.value, str(MODELS_DIR))
         detector._models[key] = Models(MODELS_DIR, any_size=not args.square, int8=not args.fp32)
     if args.all_views:
         detector.SURE_VIEW = math.inf
     if args.both_looks:
         detector.CLOSE_UP_FEW = sys.maxsize
-    models = get_models("onnxruntime")
+    models = get_models(Runtime.ONNXRUNTIME)
     return ", ".join(
         (
             "any-size detector" if models.dynamic else "square detector",
@@ -453,7 +446,7 @@ def main() -> int:
     ap.add_argument("--heldout", type=int, help="how many scenes to score (default: the whole split)")
     ap.add_argument("--split", choices=("heldout", "val", "dev", "plain", "closeup"), default="heldout")
     ap.add_argument("--runs", type=int, default=15)
-    ap.add_argument("--runtime", default="onnxruntime")
+    ap.add_argument("--runtime", type=Runtime, choices=list(Runtime), default=Runtime.ONNXRUNTIME)
     ap.add_argument("--skip-torch", action="store_true")
     ap.add_argument("--errors", action="store_true", help="where the lost cards went")
     ap.add_argument(

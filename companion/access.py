@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from flask import Response, abort, current_app, request, session
-from flask_babel import gettext
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from .extensions import db
 from .models import Game, is_game_id, token_matches

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
-from flask_wtf import CSRFProtect
+from flask_wtf import CSRFProtect  # type: ignore[import-untyped]
 from sqlalchemy.orm import DeclarativeBase
 
 

@@ -7,10 +7,16 @@ saw it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.rules.cards import Card, Color
+
+# A photo or a crop as OpenCV decodes it: H x W x 3, BGR, 8 bits a channel.
+Image = NDArray[np.uint8]
 
 CROP = 40
 MARGIN = 0.15
@@ -31,12 +37,12 @@ CLASS_OF: dict[Card, int] = {c: i for i, c in enumerate(CLASS_CARDS) if c is not
 
 
 def crop_index(
-    image: np.ndarray,
-    box: tuple[float, float, float, float],
+    image: Image,
+    box: Sequence[float],
     *,
     shift: tuple[float, float] = (0.0, 0.0),
     zoom: float = 1.0,
-) -> np.ndarray:
+) -> Image:
     """``CROP`` x ``CROP`` BGR crop of ``box`` (image pixels); ``shift``/``zoom`` only for training jitter.
 
     The crop is square, as wide as the box's longer side plus a margin, and anchored at the box's top-left
@@ -55,15 +61,17 @@ def crop_index(
         ix1, iy1 = min(int(left + full) + 3, image.shape[1]), min(int(top + full) + 3, image.shape[0])
         if ix1 > ix0 and iy1 > iy0:
             small = cv2.resize(image[iy0:iy1, ix0:ix1], None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
-            m = np.float32([[1, 0, (ix0 - left) * s], [0, 1, (iy0 - top) * s]])
-            return cv2.warpAffine(
-                small, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
-            )
-    m = np.float32([[s, 0, -left * s], [0, s, -top * s]])
-    return cv2.warpAffine(image, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            m = np.array([[1, 0, (ix0 - left) * s], [0, 1, (iy0 - top) * s]], np.float32)
+            return _warp(small, m)
+    return _warp(image, np.array([[s, 0, -left * s], [0, s, -top * s]], np.float32))
 
 
-def to_input(crops: np.ndarray) -> np.ndarray:
+def _warp(image: cv2.typing.MatLike, m: NDArray[np.float32]) -> Image:
+    crop = cv2.warpAffine(image, m, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(crop, np.uint8)
+
+
+def to_input(crops: NDArray[np.uint8]) -> NDArray[np.float32]:
     """N x CROP x CROP x 3 uint8 BGR -> N x 3 x CROP x CROP float32, white-balanced per crop.
 
     Each channel is divided by its own bright level (the card's paper), so a warm bulb or cool daylight that

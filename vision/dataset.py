@@ -26,18 +26,25 @@ import numpy as np
 
 from vision.crops import CLASS_OF, CROP, NONE_CLASS, crop_index
 from vision.decode import decode
+from vision.detections import match_boxes
 from vision.detector import CROP_VIEWS, DETECTOR_FILE, Models
-from vision.evaluate import match_boxes, truth_groups
+from vision.evaluate import truth_groups
+from vision.families import Family
+from vision.hands import ORIGINAL_DRAW, HandRate
 from vision.render import Split
 from vision.scene import Scene, make_scene, make_vignette, yolo_lines
 
 
+def _families(names: tuple[str, ...] | None) -> tuple[Family, ...] | None:
+    return None if names is None else tuple(Family(n) for n in names)
+
+
 def _one(
-    args: tuple[int, str, str, bool, float | None],
+    args: tuple[int, str, str, bool, float | None, tuple[str, ...] | None],
 ) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops, hands = args
+    seed, split_name, out_dir, with_crops, hands, families = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
-    scene = make_scene(seed, split, hands=hands)
+    scene = make_scene(seed, split, hands=hands, families=_families(families))
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
     lab_dir = Path(out_dir) / "labels"
@@ -90,26 +97,33 @@ def _crops(
     return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
 
 
-def _vignette_crops(seeds: range) -> tuple[np.ndarray, np.ndarray]:
+def _vignette_crops(job: tuple[range, tuple[str, ...] | None]) -> tuple[np.ndarray, np.ndarray]:
+    seeds, families = job
     xs, ys = [], []
     for seed in seeds:
         # Scenes already show the classifier plenty of table and half-hit boxes; vignettes add faces.
-        x, y = _crops(make_vignette(seed), np.random.default_rng([seed, 8]), half_hits=0, table=0)
+        vignette = make_vignette(seed, _families(families))
+        x, y = _crops(vignette, np.random.default_rng([seed, 8]), half_hits=0, table=0)
         xs.append(x)
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def vignette_crops_path(root: Path, n: int) -> Path:
-    """Where the crops of ``n`` vignettes live: named by the count, so asking for more never reuses fewer."""
-    return root / f"crops_vignettes_{n}.npz"
+def vignette_crops_path(root: Path, n: int, families: tuple[Family, ...] | None = None) -> Path:
+    """Where the crops of ``n`` vignettes live: named by the count (so asking for more never reuses fewer) and
+    the design families they are drawn from."""
+    drawn = "" if families is None else "_" + "-".join(sorted(f.value for f in families))
+    return root / f"crops_vignettes_{n}{drawn}.npz"
 
 
-def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2) -> Path:
+def write_vignette_crops(
+    root: Path, n: int, *, seed: int = 0, workers: int = 2, families: tuple[Family, ...] | None = None
+) -> Path:
     """Classifier crops of ``n`` vignettes (``vision.scene.make_vignette``: a few cards, each its own design)
     into ``vignette_crops_path(root, n)``; the first ``k`` of them are the ``k`` a smaller count renders."""
     base = seed * 1_000_000
-    chunks = [range(a, min(a + 250, base + n)) for a in range(base, base + n, 250)]
+    names = None if families is None else tuple(f.value for f in families)
+    chunks = [(range(a, min(a + 250, base + n)), names) for a in range(base, base + n, 250)]
     xs, ys = [], []
     with ProcessPoolExecutor(max_workers=workers) as ex:
         for i, (x, y) in enumerate(ex.map(_vignette_crops, chunks)):
@@ -117,24 +131,32 @@ def write_vignette_crops(root: Path, n: int, *, seed: int = 0, workers: int = 2)
             ys.append(y)
             if (i + 1) % 8 == 0 or i + 1 == len(chunks):
                 print(f"  vignettes: {min((i + 1) * 250, n)}/{n}", flush=True)
-    out = vignette_crops_path(root, n)
+    out = vignette_crops_path(root, n, families)
     root.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, x=np.concatenate(xs), y=np.concatenate(ys))
     return out
 
 
 def write_split(
-    root: Path, split_name: str, seeds: range, *, with_crops: bool, workers: int, hands: float | None = None
+    root: Path,
+    split_name: str,
+    seeds: range,
+    *,
+    with_crops: bool,
+    workers: int,
+    hands: HandRate = ORIGINAL_DRAW,
+    families: tuple[Family, ...] | None = None,
 ) -> None:
-    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands`` as in
-    ``vision.scene.make_scene``."""
+    """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands`` and
+    ``families`` as in ``vision.scene.make_scene``."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
     lab_dir.mkdir(parents=True, exist_ok=True)
     # Train and val share the training pools but not seeds; held-out and dev have their own pools and seed streams.
     pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
-    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops, hands) for s in seeds]
+    names = None if families is None else tuple(f.value for f in families)
+    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops, hands, names) for s in seeds]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)
     truth: dict[str, list[list[str]]] = {}
@@ -165,22 +187,29 @@ def write_dataset(
     seed: int = 0,
     workers: int = 2,
     crops: bool = True,
-    hands: float | None = None,
+    hands: HandRate = ORIGINAL_DRAW,
+    families: tuple[Family, ...] | None = None,
 ) -> Path:
-    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands`` (as in
-    ``vision.scene.make_scene``) applies to the training pools' scenes; held-out scenes are always drawn as
-    they always were."""
+    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands`` and
+    ``families`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes; held-out scenes are
+    always drawn as they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
     starts = {
         "train": (base, train, hands),
         "val": (base + 500_000, val, hands),
-        "heldout": (base + 900_000, heldout, None),
+        "heldout": (base + 900_000, heldout, ORIGINAL_DRAW),
     }
     for name, (first, count, rate) in starts.items():
         if count or name != "heldout":
             write_split(
-                root, name, range(first, first + count), with_crops=crops, workers=workers, hands=rate
+                root,
+                name,
+                range(first, first + count),
+                with_crops=crops,
+                workers=workers,
+                hands=rate,
+                families=families if name != "heldout" else None,
             )
     data = root / "data.yaml"
     data.write_text(
@@ -204,31 +233,33 @@ def _boxing_models(models_dir: str) -> Models:
     return Models(Path(models_dir), threads=1)
 
 
-def _detector_crops(args: tuple[int, str, float | None]) -> tuple[np.ndarray, np.ndarray]:
+def _detector_crops(args: tuple[int, str, HandRate]) -> tuple[np.ndarray, np.ndarray]:
     seed, models_dir, hands = args
     scene = make_scene(seed, Split.TRAIN, hands=hands)
     _, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     image = decode(jpg.tobytes()).image  # as the reader sees a photo
     truth = [pc for pc in scene.cards if pc.visible]
-    dets = _boxing_models(models_dir).detect(image)
-    label = [NONE_CLASS] * len(dets)
-    for i, j in match_boxes([d.box for d in dets], [t.box for t in truth], 0.5).items():
+    boxes = _boxing_models(models_dir).detect(image).boxes()
+    label = [NONE_CLASS] * len(boxes)
+    for i, j in match_boxes(boxes, [t.box for t in truth], 0.5).items():
         label[i] = CLASS_OF[truth[j].card]
-    xs = [crop_index(image, d.box, shift=(dx, dy), zoom=z) for d in dets for dx, dy, z in CROP_VIEWS]
+    xs = [crop_index(image, b, shift=(dx, dy), zoom=z) for b in boxes for dx, dy, z in CROP_VIEWS]
     ys = [k for k in label for _ in CROP_VIEWS]
     return (np.stack(xs), np.array(ys, np.int64)) if xs else _no_crops()
 
 
-def detector_crops_path(root: Path, n: int, models_dir: Path, seed: int, hands: float | None = None) -> Path:
+def detector_crops_path(
+    root: Path, n: int, models_dir: Path, seed: int, hands: HandRate = ORIGINAL_DRAW
+) -> Path:
     """Where the crops of ``n`` scenes of ``seed``'s stream boxed by the detector in ``models_dir`` live: named by
     the count, the seed, the hand rate and the detector file's digest, so other scenes are never reused."""
     digest = hashlib.sha256((models_dir / DETECTOR_FILE).read_bytes()).hexdigest()[:10]
-    rate = "" if hands is None else f"_hands{hands:g}"
+    rate = "" if hands is ORIGINAL_DRAW else f"_hands{hands:g}"
     return root / f"crops_detector_{n}_seed{seed}{rate}_{digest}.npz"
 
 
 def write_detector_crops(
-    root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2, hands: float | None = None
+    root: Path, n: int, models_dir: Path, *, seed: int = 0, workers: int = 2, hands: HandRate = ORIGINAL_DRAW
 ) -> Path:
     """Crops of ``n`` fresh training-pool scenes as the detector in ``models_dir`` boxes them, into
     ``detector_crops_path(root, n, models_dir, seed, hands)`` (seeds from ``seed``'s stream, apart from its

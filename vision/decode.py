@@ -287,6 +287,8 @@ def _png_end(data: bytes) -> int:
     while True:
         if i + 8 > n:
             raise BadImageError("the PNG image is incomplete (the upload was cut off): send it again")
+        length: int
+        kind: bytes
         length, kind = struct.unpack_from(">I4s", data, i)
         end = i + 12 + length
         if length > 0x7FFFFFFF or not kind.isalpha():

@@ -1,8 +1,8 @@
-"""The two shipped ONNX models at serve time, without torch: onnxruntime (default) or OpenCV's DNN module.
+"""The two shipped ONNX models at serve time, without torch: the detector's looks at a photo and the classifier's
+reading of each index box.
 
-``get_models()`` loads them once per process (a lazy, thread-safe singleton). onnxruntime sessions may be run
-from many threads at once and release the GIL, so concurrent photos do not queue behind one another; an OpenCV
-``Net`` may not, so that runtime keeps one net per thread.
+``get_models()`` loads them once per process (a lazy, thread-safe singleton) with the runtime chosen then
+(``vision.inference``: onnxruntime by default, or OpenCV's DNN module).
 
 With onnxruntime the detector runs from ``card-index-dynamic.onnx`` when that file was made from the
 ``card-index.onnx`` beside it (``vision.modelfiles.make_dynamic_detector``): the same weights, and on the same input the same boxes,
@@ -15,18 +15,19 @@ without those files, run the exports as they are.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 import threading
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from vision.crops import CLASS_CARDS, NONE_CLASS, crop_index, to_input
+from vision.crops import CLASS_CARDS, NONE_CLASS, Image, crop_index, to_input
+from vision.detections import Box, Detections, Floats, nms, suppress
+from vision.inference import Engine, ModelFiles, Runtime, load_engine
 
 MODELS_DIR = Path(os.environ.get("PHASE10_MODELS", Path(__file__).resolve().parents[1] / "models"))
 DETECTOR_FILE = "card-index.onnx"
@@ -35,15 +36,14 @@ CLASSIFIER_FILE = "index-classifier.onnx"
 DYNAMIC_DETECTOR_FILE = "card-index-dynamic.onnx"
 # Made from CLASSIFIER_FILE by make_int8_classifier, under the same rule.
 INT8_CLASSIFIER_FILE = "index-classifier-int8.onnx"
-SOURCE_DIGEST = "source_sha256"
 
 DET_CONF = 0.25
 NMS_IOU = 0.5
 MIN_CARD_PROB = 0.35  # chosen on the validation scenes (training designs), not on the held-out set
 # A reading is kept only when detector score x classifier probability reaches this: a box the detector half
 # believes in and the classifier half recognises is more often a neighbour's edge, an upside-down index or a
-# doubled box than a card (chosen on the validation scenes: 355 -> 360 of 400 read exactly, the middle
-# of a plateau from 0.2 to 0.3).
+# doubled box than a card (chosen on the validation scenes, in the middle of a plateau: models/MODEL_CARD.md,
+# "Metrics").
 MIN_CARD_CONF = 0.25
 # The detector was trained on cards 8-17 % of the photo's width. A close-up (a few cards filling the frame) is
 # outside that range, so the photo is also looked at shrunk to half the input, where such cards fall inside it.
@@ -76,13 +76,7 @@ SURE_VIEW = 0.9
 INPUT_STRIDE = 32
 
 
-@dataclass(frozen=True, slots=True)
-class Detection:
-    box: tuple[float, float, float, float]  # in the pixels of the image given to ``detect``
-    score: float
-
-
-def letterbox(img: np.ndarray, size: int, fill: float = 1.0) -> tuple[np.ndarray, float, tuple[int, int]]:
+def letterbox(img: Image, size: int, fill: float = 1.0) -> tuple[Image, float, tuple[int, int]]:
     """Fit ``img`` into ``fill`` of a ``size`` square (aspect kept, grey padding); returns it, the scale and the
     offset of the image in the square."""
     resized, r = _fit(img, size, fill)
@@ -90,8 +84,8 @@ def letterbox(img: np.ndarray, size: int, fill: float = 1.0) -> tuple[np.ndarray
 
 
 def fit_input(
-    img: np.ndarray, size: int, fill: float = 1.0, margin: int = 0
-) -> tuple[np.ndarray, float, tuple[int, int]]:
+    img: Image, size: int, fill: float = 1.0, margin: int = 0
+) -> tuple[Image, float, tuple[int, int]]:
     """Like ``letterbox``, but padded only by ``margin`` on each side and up to the next multiple of
     ``INPUT_STRIDE`` (for a detector that takes any input size): a 4:3 photo fills a 640x480 input instead of
     sitting in a 640x640 one."""
@@ -104,46 +98,50 @@ def fit_input(
     return _pad(resized, up(nh), up(nw), r)
 
 
-def _fit(img: np.ndarray, size: int, fill: float) -> tuple[np.ndarray, float]:
+def _fit(img: Image, size: int, fill: float) -> tuple[Image, float]:
     h, w = img.shape[:2]
     r = min(size / w, size / h) * fill
     nw, nh = round(w * r), round(h * r)
-    return cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR), r
+    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+    return np.asarray(resized, np.uint8), r
 
 
-def _pad(resized: np.ndarray, height: int, width: int, r: float) -> tuple[np.ndarray, float, tuple[int, int]]:
+def _pad(resized: Image, height: int, width: int, r: float) -> tuple[Image, float, tuple[int, int]]:
     nh, nw = resized.shape[:2]
-    top, left = (height - nh) // 2, (width - nw) // 2
+    top: int = (height - nh) // 2
+    left: int = (width - nw) // 2
     if (height, width) == (nh, nw):
         return resized, r, (0, 0)
     out = cv2.copyMakeBorder(
         resized, top, height - nh - top, left, width - nw - left, cv2.BORDER_CONSTANT, value=(114, 114, 114)
     )
-    return out, r, (left, top)
+    return np.asarray(out, np.uint8), r, (left, top)
 
 
-def _blob(img: np.ndarray) -> np.ndarray:
+def to_blob(img: Image) -> NDArray[np.float32]:
     """BGR uint8 HxWx3 -> RGB float32 1x3xHxW in [0, 1], as the detector was trained."""
     blob = np.ascontiguousarray(img[..., ::-1].transpose(2, 0, 1)[None], dtype=np.float32)
     blob /= np.float32(255)  # in place: a second photo-sized array is a few thousand fresh pages to fault in
     return blob
 
 
-def decode_yolo(out: np.ndarray, r: float, pad: tuple[int, int], conf: float = DET_CONF) -> list[Detection]:
+def decode_yolo(
+    out: NDArray[np.float32], r: float, pad: tuple[int, int], conf: float = DET_CONF
+) -> Detections:
     """YOLO head output (1, 4 + classes, N) -> boxes after NMS, in the letterboxed image's source pixels."""
     pred = out[0].T  # N x (4 + nc)
     scores = pred[:, 4:].max(axis=1)
     keep = scores >= conf
     pred, scores = pred[keep], scores[keep]
     if len(pred) == 0:
-        return []
+        return Detections.empty()
     cx, cy, w, h = pred[:, 0], pred[:, 1], pred[:, 2], pred[:, 3]
-    return _nms(cx - w / 2, cy - h / 2, w, h, scores, r, pad, conf)
+    return _after_nms(cx - w / 2, cy - h / 2, w, h, scores, r, pad, conf)
 
 
 def decode_maps(
-    maps: list[np.ndarray], height: int, r: float, pad: tuple[int, int], conf: float = DET_CONF
-) -> list[Detection]:
+    maps: Sequence[NDArray[np.float32]], height: int, r: float, pad: tuple[int, int], conf: float = DET_CONF
+) -> Detections:
     """The dynamic detector's raw head maps (per level: box distributions 1 x 4*bins x h x w, then class logits
     1 x classes x h x w) -> boxes after NMS, as ``decode_yolo`` gives them for the same input.
 
@@ -169,95 +167,33 @@ def decode_maps(
         hs.append((y2 - y1) * stride)
         ss.append(1 / (1 + np.exp(-best[idx])))
     if not xs:
-        return []
+        return Detections.empty()
     cat = np.concatenate
-    return _nms(cat(xs), cat(ys), cat(ws), cat(hs), cat(ss), r, pad, conf)
+    return _after_nms(cat(xs), cat(ys), cat(ws), cat(hs), cat(ss), r, pad, conf)
 
 
-def _nms(
-    x: np.ndarray,
-    y: np.ndarray,
-    w: np.ndarray,
-    h: np.ndarray,
-    scores: np.ndarray,
+def _after_nms(
+    x: NDArray[np.floating],
+    y: NDArray[np.floating],
+    w: NDArray[np.floating],
+    h: NDArray[np.floating],
+    scores: NDArray[np.floating],
     r: float,
     pad: tuple[int, int],
     conf: float,
-) -> list[Detection]:
+) -> Detections:
+    """The boxes NMS keeps, mapped from the model's input to the source image's pixels."""
     x1, y1 = (x - pad[0]) / r, (y - pad[1]) / r
     bw, bh = w / r, h / r
-    idx = cv2.dnn.NMSBoxes(
-        np.stack([x1, y1, bw, bh], 1).tolist(), scores.astype(float).tolist(), conf, NMS_IOU
-    )
-    idx = np.array(idx).reshape(-1)
-    return [
-        Detection((float(x1[i]), float(y1[i]), float(x1[i] + bw[i]), float(y1[i] + bh[i])), float(scores[i]))
-        for i in idx
-    ]
+    keep = nms(np.stack([x1, y1, bw, bh], 1), scores, conf, NMS_IOU)
+    xyxy = np.stack([x1, y1, x1 + bw, y1 + bh], 1)[keep]
+    return Detections(xyxy.astype(np.float64), scores[keep].astype(np.float64))
 
 
-def merge_detections(dets: list[Detection]) -> list[Detection]:
-    """Strongest first; drop a box that overlaps a kept one (IoU) or lies mostly inside it."""
-    kept: list[Detection] = []
-    for d in sorted(dets, key=lambda d: -d.score):
-        x1, y1, x2, y2 = d.box
-        area = max((x2 - x1) * (y2 - y1), 1e-6)
-        clash = False
-        for k in kept:
-            a1, b1, a2, b2 = k.box
-            inter = max(0.0, min(x2, a2) - max(x1, a1)) * max(0.0, min(y2, b2) - max(y1, b1))
-            k_area = max((a2 - a1) * (b2 - b1), 1e-6)
-            if inter / (area + k_area - inter) > NMS_IOU or inter / min(area, k_area) > CONTAINED:
-                clash = True
-                break
-        if not clash:
-            kept.append(d)
-    return kept
-
-
-def close_up(first: list[Detection], long_side: float) -> bool:
+def close_up(first: Detections, long_side: float) -> bool:
     """Whether the first look's boxes suggest cards larger than the detector was trained on (``CLOSE_UP_*``)."""
-    sure = sum(d.score >= CLOSE_UP_SURE for d in first)
-    return sure < CLOSE_UP_FEW or any(d.box[3] - d.box[1] >= CLOSE_UP_HEIGHT * long_side for d in first)
-
-
-def default_threads() -> int:
-    """Intra-op threads per session: every core, up to four, so that on a many-core server reading several
-    photos at once each run does not fan its small ops out over every core."""
-    return max(1, min(os.cpu_count() or 1, 4))
-
-
-def session_options(threads: int | None = None) -> Any:
-    """onnxruntime options for both models: every graph optimisation, one op at a time, and threads that sleep
-    between ops instead of spinning. Spinning threads would hold the cores through the numpy and OpenCV work
-    between two runs (crops, decoding, grouping), and on a small machine that work is on the same cores."""
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.intra_op_num_threads = threads or default_threads()
-    opts.inter_op_num_threads = 1
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    return opts
-
-
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _derived_session(derived: Path, source: Path, opts: Any) -> Any:
-    """A session of ``derived`` when it exists and records ``source``'s digest, else None: a retrained model beside
-    an old derived file must not be read with the old weights."""
-    if not derived.exists():
-        return None
-    import onnxruntime as ort
-
-    sess = ort.InferenceSession(str(derived), opts, providers=["CPUExecutionProvider"])
-    if sess.get_modelmeta().custom_metadata_map.get(SOURCE_DIGEST) != _digest(source):
-        return None
-    return sess
+    sure = int((first.confidence >= CLOSE_UP_SURE).sum())
+    return sure < CLOSE_UP_FEW or bool((first.height >= CLOSE_UP_HEIGHT * long_side).any())
 
 
 class Models:
@@ -266,145 +202,114 @@ class Models:
     def __init__(
         self,
         models_dir: Path = MODELS_DIR,
-        runtime: str = "onnxruntime",
+        runtime: Runtime | str = Runtime.ONNXRUNTIME,
         threads: int | None = None,
         *,
         any_size: bool = True,
         int8: bool = True,
-    ):
+    ) -> None:
         """``any_size=False`` ignores ``card-index-dynamic.onnx``, ``int8=False`` ignores
         ``index-classifier-int8.onnx``: the exports as trained, for comparing."""
-        det_path, cls_path = models_dir / DETECTOR_FILE, models_dir / CLASSIFIER_FILE
-        for p in (det_path, cls_path):
+        files = ModelFiles(
+            models_dir / DETECTOR_FILE,
+            models_dir / CLASSIFIER_FILE,
+            models_dir / DYNAMIC_DETECTOR_FILE if any_size else None,
+            models_dir / INT8_CLASSIFIER_FILE if int8 else None,
+        )
+        for p in (files.detector, files.classifier):
             if not p.exists():
                 raise FileNotFoundError(f"model file missing: {p} (train with 'phase10 train')")
-        self.runtime = runtime
-        self._det_path, self._cls_path = det_path, cls_path
-        self.dynamic = False  # the detector takes any input size and returns raw head maps
-        self.int8 = False  # the classifier runs with 8-bit weights and activations
-        if runtime == "onnxruntime":
-            import onnxruntime as ort
+        self.runtime = Runtime.named(runtime)
+        self.engine: Engine = load_engine(self.runtime, files, threads)
 
-            opts = session_options(threads)
-            det = _derived_session(models_dir / DYNAMIC_DETECTOR_FILE, det_path, opts) if any_size else None
-            self.dynamic = det is not None
-            if det is None:
-                det = ort.InferenceSession(str(det_path), opts, providers=["CPUExecutionProvider"])
-                self.imgsz = int(det.get_inputs()[0].shape[2])
-            else:
-                self.imgsz = int(det.get_modelmeta().custom_metadata_map["imgsz"])
-            cls = _derived_session(models_dir / INT8_CLASSIFIER_FILE, cls_path, opts) if int8 else None
-            self.int8 = cls is not None
-            if cls is None:
-                cls = ort.InferenceSession(str(cls_path), opts, providers=["CPUExecutionProvider"])
-            self._det, self._cls = det, cls
-            self._det_in = self._det.get_inputs()[0].name
-            self._cls_in = self._cls.get_inputs()[0].name
-        elif runtime == "opencv":
-            self._local = threading.local()
-            net = cv2.dnn.readNetFromONNX(str(det_path))
-            self._local.det = net
-            self.imgsz = _onnx_input_size(det_path)
-        else:
-            raise ValueError(f"unknown runtime {runtime!r}: use onnxruntime or opencv")
+    @property
+    def imgsz(self) -> int:
+        return self.engine.imgsz
 
-    def _nets(self) -> tuple[cv2.dnn.Net, cv2.dnn.Net]:
-        local = self._local
-        if not hasattr(local, "det"):
-            local.det = cv2.dnn.readNetFromONNX(str(self._det_path))
-        if not hasattr(local, "cls"):
-            local.cls = cv2.dnn.readNetFromONNX(str(self._cls_path))
-        return local.det, local.cls
+    @property
+    def dynamic(self) -> bool:
+        """The detector takes any input size and returns raw head maps."""
+        return self.engine.any_size
 
-    def detect(self, img: np.ndarray) -> list[Detection]:
-        found: list[Detection] = []
+    @property
+    def int8(self) -> bool:
+        """The classifier runs with 8-bit weights and activations."""
+        return self.engine.int8
+
+    def detect(self, img: Image) -> Detections:
+        """The index boxes in ``img`` (its pixels), strongest first."""
+        looks: list[Detections] = []
         long_side = max(img.shape[:2])
         for k, (fill, min_height) in enumerate(DETECT_SCALES):
-            if k and not close_up(found, long_side):
+            if k and not close_up(Detections.merge(looks), long_side):
                 break
             dets = self._look(img, fill, margin=round(SHRUNK_MARGIN * self.imgsz) if k else 0)
-            found.extend(d for d in dets if d.box[3] - d.box[1] >= min_height * long_side)
-        return merge_detections(found)
+            looks.append(dets[dets.height >= min_height * long_side])
+        return suppress(Detections.merge(looks), NMS_IOU, CONTAINED)
 
-    def _look(self, img: np.ndarray, fill: float, margin: int) -> list[Detection]:
+    def _look(self, img: Image, fill: float, margin: int) -> Detections:
         """The detector's boxes with the photo filling ``fill`` of the input."""
-        if self.dynamic:
+        if self.engine.any_size:
             boxed, r, pad = fit_input(img, self.imgsz, fill, margin)
-            maps = self._det.run(None, {self._det_in: _blob(boxed)})
-            return decode_maps(maps, boxed.shape[0], r, pad)
+            return decode_maps(self.engine.run_detector(to_blob(boxed)), boxed.shape[0], r, pad)
         boxed, r, pad = letterbox(img, self.imgsz, fill)
-        blob = _blob(boxed)
-        if self.runtime == "onnxruntime":
-            out = self._det.run(None, {self._det_in: blob})[0]
-        else:
-            det, _ = self._nets()
-            det.setInput(blob)
-            out = det.forward()
-        return decode_yolo(np.asarray(out), r, pad)
+        return decode_yolo(self.engine.run_detector(to_blob(boxed))[0], r, pad)
 
-    def classify(self, img: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> np.ndarray:
+    def classify(self, img: Image, boxes: Sequence[Box] | Floats) -> NDArray[np.float32]:
         """Class probabilities (len(boxes) x classes) for the index crops at ``boxes``: the plain crop of each,
         averaged with the other ``CROP_VIEWS`` where that one is unsure (``SURE_VIEW``)."""
-        if not boxes:
+        if len(boxes) == 0:
             return np.zeros((0, len(CLASS_CARDS)), np.float32)
+        rows: list[list[float]] = np.asarray(boxes, np.float64).reshape(-1, 4).tolist()
         (dx, dy, z), *others = CROP_VIEWS
-        first = self.classify_crops(np.stack([crop_index(img, b, shift=(dx, dy), zoom=z) for b in boxes]))
+        first = self.classify_crops(np.stack([crop_index(img, b, shift=(dx, dy), zoom=z) for b in rows]))
         unsure = np.flatnonzero(first.max(axis=1) < SURE_VIEW)
         if not others or unsure.size == 0:
             return first
         crops = np.stack(
-            [crop_index(img, boxes[i], shift=(dx, dy), zoom=z) for dx, dy, z in others for i in unsure]
+            [
+                crop_index(img, rows[i], shift=(dx, dy), zoom=z)
+                for dx, dy, z in others
+                for i in unsure.tolist()
+            ]
         )
         p = self.classify_crops(crops).reshape(len(others), len(unsure), -1)
         out = first.copy()
         out[unsure] = (first[unsure] + p.sum(axis=0)) / len(CROP_VIEWS)
         return out
 
-    def classify_crops(self, crops: np.ndarray) -> np.ndarray:
+    def classify_crops(self, crops: NDArray[np.uint8]) -> NDArray[np.float32]:
         """Class probabilities of ready-made index crops (N x CROP x CROP x 3 BGR uint8), one view each."""
-        x = to_input(crops)
-        if self.runtime == "onnxruntime":
-            logits = self._cls.run(None, {self._cls_in: x})[0]
-        else:
-            _, cls = self._nets()
-            cls.setInput(x)
-            logits = cls.forward()
+        logits = self.engine.run_classifier(to_input(crops))
         logits = logits - logits.max(axis=1, keepdims=True)
         e = np.exp(logits)
-        return e / e.sum(axis=1, keepdims=True)
-
-
-def _onnx_input_size(path: Path) -> int:
-    # OpenCV does not report an ONNX input shape; onnxruntime (same extra) reads it without running anything.
-    import onnxruntime as ort
-
-    return int(ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).get_inputs()[0].shape[2])
+        probs: NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
+        return probs
 
 
 _lock = threading.Lock()
 _models: dict[tuple[str, str], Models] = {}
 
 
-def get_models(runtime: str | None = None, models_dir: Path | None = None) -> Models:
-    """The process-wide models for a runtime, loaded on first use."""
-    runtime = runtime or os.environ.get("PHASE10_VISION_RUNTIME", "onnxruntime")
+def get_models(runtime: Runtime | str | None = None, models_dir: Path | None = None) -> Models:
+    """The process-wide models for a runtime (``Runtime.named``), loaded on first use."""
+    chosen = Runtime.named(runtime)
     d = models_dir or MODELS_DIR
-    key = (runtime, str(d))
+    key = (chosen.value, str(d))
     m = _models.get(key)
     if m is None:
         with _lock:
             m = _models.get(key)
             if m is None:
-                m = Models(d, runtime)
+                m = Models(d, chosen)
                 _models[key] = m
     return m
 
 
-def card_of(probs: np.ndarray, score: float = 1.0) -> tuple[int, float]:
-    """(class, probability) of one crop whose box the detector scored ``score``; NONE_CLASS when it is not a
-    card or either model is too unsure (``MIN_CARD_PROB``, ``MIN_CARD_CONF``)."""
-    k = int(probs.argmax())
-    p = float(probs[k])
-    if k == NONE_CLASS or p < MIN_CARD_PROB or score * p < MIN_CARD_CONF:
-        return NONE_CLASS, p
-    return k, p
+def card_classes(probs: NDArray[np.float32], scores: ArrayLike) -> tuple[NDArray[np.int64], Floats]:
+    """Per crop whose box the detector scored ``scores``: its class and the classifier's probability of it;
+    NONE_CLASS where it is not a card or either model is too unsure (``MIN_CARD_PROB``, ``MIN_CARD_CONF``)."""
+    k = probs.argmax(axis=1).astype(np.int64)
+    p = probs[np.arange(len(probs)), k].astype(np.float64)
+    unsure = (k == NONE_CLASS) | (p < MIN_CARD_PROB) | (np.asarray(scores, np.float64) * p < MIN_CARD_CONF)
+    return np.where(unsure, NONE_CLASS, k).astype(np.int64), p

@@ -15,41 +15,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vision.detections import Box, box_iou
 from vision.scene import Scene
-
-Box = tuple[float, float, float, float]
 
 
 def truth_groups(scene: Scene) -> list[tuple[str, ...]]:
     """The groups a perfect reader would report: each group's visible cards, in table order."""
-    out = []
+    out: list[tuple[str, ...]] = []
     for gi, _ in enumerate(scene.groups):
         g = tuple(str(pc.card) for pc in scene.cards if pc.group == gi and pc.visible)
         if g:
             out.append(g)
-    return out
-
-
-def iou(a: Box, b: Box) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def match_boxes(a: Sequence[Box], b: Sequence[Box], min_iou: float) -> dict[int, int]:
-    """Greedy one-to-one matching of boxes ``a`` to boxes ``b``, best IoU first, at ``min_iou`` or more:
-    index in a -> index in b."""
-    pairs = sorted(((iou(x, y), i, j) for i, x in enumerate(a) for j, y in enumerate(b)), reverse=True)
-    out: dict[int, int] = {}
-    used: set[int] = set()
-    for v, i, j in pairs:
-        if v < min_iou:
-            break
-        if i not in out and j not in used:
-            out[i] = j
-            used.add(j)
     return out
 
 
@@ -63,12 +39,11 @@ def average_precision(preds: Sequence[Sequence[tuple[float, Box]]], truths: Sequ
     used = [np.zeros(len(t), bool) for t in truths]
     tp = np.zeros(len(flat))
     for k, (_, i, b) in enumerate(flat):
-        best, bj = 0.0, -1
-        for j, t in enumerate(truths[i]):
-            v = iou(b, t)
-            if v > best:
-                best, bj = v, j
-        if best >= 0.5 and not used[i][bj]:
+        if len(truths[i]) == 0:
+            continue
+        ious = box_iou([b], truths[i])[0]
+        bj = int(ious.argmax())
+        if ious[bj] >= 0.5 and not used[i][bj]:
             used[i][bj] = True
             tp[k] = 1
     ctp = np.cumsum(tp)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-Box = tuple[float, float, float, float]
+from vision.detections import Box, Floats
 
 # In units of the typical index-box height (stable across one- and two-digit indexes, unlike the width).
 MAX_STEP = 2.6  # farthest right a fanned neighbour's index may be
@@ -21,7 +21,7 @@ MAX_RISE = 0.75  # most it may sit higher or lower, plus a slope allowance
 SLOPE = 0.25
 
 
-def group_boxes(boxes: Sequence[Box]) -> list[list[int]]:
+def group_boxes(boxes: Sequence[Box] | Floats) -> list[list[int]]:
     """Indexes into ``boxes`` grouped as on the table.
 
     >>> group_boxes([(0, 0, 10, 12), (30, 40, 40, 52), (14, 1, 24, 13), (28, 0, 38, 12)])
@@ -73,7 +73,7 @@ def group_boxes(boxes: Sequence[Box]) -> list[list[int]]:
 BRIDGE = 2.1  # a gap of up to this many of a fan's own steps is one card the detector missed
 
 
-def _bridge_gaps(groups: list[list[int]], x: np.ndarray, y: np.ndarray, unit: float) -> list[list[int]]:
+def _bridge_gaps(groups: list[list[int]], x: Floats, y: Floats, unit: float) -> list[list[int]]:
     """Join two chains when the second continues the first after a gap of about one card.
 
     An index the detector misses breaks its fan in two; the fan's own spacing tells such a gap from the space
@@ -105,7 +105,7 @@ def _bridge_gaps(groups: list[list[int]], x: np.ndarray, y: np.ndarray, unit: fl
     return groups
 
 
-def _row_order(groups: list[list[int]], y: np.ndarray, x: np.ndarray, unit: float) -> list[list[int]]:
+def _row_order(groups: list[list[int]], y: Floats, x: Floats, unit: float) -> list[list[int]]:
     """Groups whose mean heights are within one index height are one row, read left to right."""
     rows: list[list[list[int]]] = []
     for g in groups:
@@ -124,7 +124,7 @@ GAP = (1.65, 2.5)
 REGULAR = (0.7, 1.35)
 
 
-def gap_boxes(boxes: Sequence[Box], groups: Sequence[Sequence[int]]) -> list[Box]:
+def gap_boxes(boxes: Sequence[Box] | Floats, groups: Sequence[Sequence[int]]) -> list[Box]:
     """Where an index should be but none was read: in a fan of four or more cards whose steps are regular, a
     step about twice the usual one holds a card, halfway between its neighbours.
 
@@ -145,6 +145,7 @@ def gap_boxes(boxes: Sequence[Box], groups: Sequence[Sequence[int]]) -> list[Box
         regular = (ratio >= REGULAR[0]) & (ratio <= REGULAR[1])
         if not gap.any() or not (gap | regular).all():
             continue
-        for n in np.flatnonzero(gap):
-            out.append(tuple(float(v) for v in (b[g[n]] + b[g[n + 1]]) / 2))  # type: ignore[misc]
+        for n in np.flatnonzero(gap).tolist():
+            x1, y1, x2, y2 = ((b[g[n]] + b[g[n + 1]]) / 2).tolist()
+            out.append((x1, y1, x2, y2))
     return out

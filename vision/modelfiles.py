@@ -18,10 +18,9 @@ from vision.detector import (
     DYNAMIC_DETECTOR_FILE,
     INT8_CLASSIFIER_FILE,
     MODELS_DIR,
-    SOURCE_DIGEST,
-    _blob,
-    _digest,
+    to_blob,
 )
+from vision.inference import SOURCE_DIGEST, file_digest
 
 
 def make_dynamic_detector(src: Path = MODELS_DIR / DETECTOR_FILE, dst: Path | None = None) -> Path:
@@ -119,7 +118,7 @@ def make_dynamic_detector(src: Path = MODELS_DIR / DETECTOR_FILE, dst: Path | No
     )
     del model.metadata_props[:]
     for key, value in (
-        (SOURCE_DIGEST, _digest(src)),
+        (SOURCE_DIGEST, file_digest(src)),
         ("imgsz", str(imgsz)),
         ("made_by", "vision.detector.make_dynamic_detector"),
     ):
@@ -136,7 +135,7 @@ def _check_same_boxes(src: Path, dynamic: bytes, imgsz: int) -> None:
 
     rng = np.random.default_rng(0)
     img = cv2.GaussianBlur(rng.integers(0, 256, (imgsz, imgsz, 3), dtype=np.uint8), (0, 0), 3)
-    blob = _blob(img)
+    blob = to_blob(np.asarray(img, np.uint8))
     ref = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).run(None, {"images": blob})[0]
     maps = ort.InferenceSession(dynamic, providers=["CPUExecutionProvider"]).run(None, {"images": blob})
     got = []
@@ -219,7 +218,7 @@ def make_int8_classifier(src: Path = MODELS_DIR / CLASSIFIER_FILE, dst: Path | N
         )
         model = onnx.load(str(out))
     for key, value in (
-        (SOURCE_DIGEST, _digest(src)),
+        (SOURCE_DIGEST, file_digest(src)),
         (
             "calibration",
             f"crops of training scenes {INT8_CALIBRATION_SEEDS.start}-{INT8_CALIBRATION_SEEDS.stop - 1}",

@@ -16,15 +16,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from companion.rules.cards import Card
-from vision.crops import CLASS_CARDS, NONE_CLASS
+from vision.crops import CLASS_CARDS, NONE_CLASS, Image
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
-from vision.detector import Detection, Models, card_of, get_models
+from vision.detections import Box, Detections, shared_fraction
+from vision.detector import card_classes, get_models
+from vision.inference import Runtime
 from vision.layout import gap_boxes, group_boxes
 
 __all__ = [
@@ -36,10 +39,6 @@ __all__ = [
     "read_image",
     "read_photo",
 ]
-
-
-# A card as read before grouping: what it is, detector score x classifier probability, its index box.
-_Kept = tuple[Card, float, tuple[float, float, float, float]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,46 +70,43 @@ class PhotoReading:
             "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
         }
 
+    def card_groups(self) -> list[tuple[CardReading, ...]]:
+        """``cards`` cut into the groups they lie in."""
+        out, i = [], 0
+        for g in self.groups:
+            out.append(self.cards[i : i + len(g)])
+            i += len(g)
+        return out
 
-def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = None) -> PhotoReading:
+
+class CardModels(Protocol):
+    """What the reader asks of the models (``vision.detector.Models``)."""
+
+    def detect(self, img: Image) -> Detections: ...
+
+    def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
+
+
+def read_image(image: Image, *, scale: float = 1.0, runtime: Runtime | str | None = None) -> PhotoReading:
     """Read an already decoded BGR image; ``scale`` maps its pixels to the original photo's."""
-    models = get_models(runtime)
+    models: CardModels = get_models(runtime)
     t0 = time.perf_counter()
     dets = models.detect(image)
     td = time.perf_counter()
-    boxes = [d.box for d in dets]
-    probs = _read_grown(image, models, dets, models.classify(image, boxes))
+    probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
     t1 = time.perf_counter()
-    kept: list[_Kept] = []
-    for det, p in zip(dets, probs, strict=True):
-        k, prob = card_of(p, det.score)
-        if k == NONE_CLASS:
-            continue
-        card = CLASS_CARDS[k]
-        assert card is not None
-        kept.append((card, det.score * prob, det.box))
-    kept = _drop_split_indexes(kept)
-    order = group_boxes([b for _, _, b in kept])
+    k, prob = card_classes(probs, dets.confidence)
+    named = dets.with_classes(k, dets.confidence * prob)
+    readings = _drop_split_indexes(named[k != NONE_CLASS])
+    order = group_boxes(readings.xyxy)
     tg = time.perf_counter()
-    found = _read_gaps(image, models, kept, order)
+    found = _read_gaps(image, models, readings, order)
     gap_time = time.perf_counter() - tg  # the classifier's, so counted as inference
-    if found:
-        kept += found
-        order = group_boxes([b for _, _, b in kept])
+    if len(found):
+        readings = Detections.merge([readings, found])
+        order = group_boxes(readings.xyxy)
     h, w = image.shape[:2]
-    cards: list[CardReading] = []
-    groups: list[tuple[Card, ...]] = []
-    for g in order:
-        groups.append(tuple(kept[i][0] for i in g))
-        for i in g:
-            card, conf, (x1, y1, x2, y2) = kept[i]
-            box = (
-                round(max(x1, 0) * scale),
-                round(max(y1, 0) * scale),
-                round(min(x2, w) * scale),
-                round(min(y2, h) * scale),
-            )
-            cards.append(CardReading(card, conf, box))
+    cards, groups = _in_table_order(readings, order, scale, w, h)
     t2 = time.perf_counter()
     timings = {
         "inference": (t1 - t0 + gap_time) * 1000,
@@ -119,40 +115,67 @@ def read_image(image: np.ndarray, *, scale: float = 1.0, runtime: str | None = N
         "detector": (td - t0) * 1000,
         "classifier": (t1 - td + gap_time) * 1000,
     }
-    return PhotoReading(tuple(cards), tuple(groups), round(w * scale), round(h * scale), timings)
+    return PhotoReading(cards, groups, round(w * scale), round(h * scale), timings)
+
+
+def _card(class_id: int) -> Card:
+    card = CLASS_CARDS[class_id]
+    assert card is not None, "a reading is a card"
+    return card
+
+
+def _in_table_order(
+    readings: Detections, order: list[list[int]], scale: float, w: int, h: int
+) -> tuple[tuple[CardReading, ...], tuple[tuple[Card, ...], ...]]:
+    """The readings group by group, each box clipped to the image and scaled to the original photo's pixels."""
+    assert readings.class_id is not None
+    class_ids = readings.class_id.tolist()
+    confidences = readings.confidence.tolist()
+    boxes = readings.boxes()
+    cards: list[CardReading] = []
+    groups: list[tuple[Card, ...]] = []
+    for g in order:
+        groups.append(tuple(_card(class_ids[i]) for i in g))
+        for i in g:
+            x1, y1, x2, y2 = boxes[i]
+            box = (
+                round(max(x1, 0) * scale),
+                round(max(y1, 0) * scale),
+                round(min(x2, w) * scale),
+                round(min(y2, h) * scale),
+            )
+            cards.append(CardReading(_card(class_ids[i]), confidences[i], box))
+    return tuple(cards), tuple(groups)
 
 
 # The detector now and then boxes an index from its ink rather than from the card's corner: where a white card lies
 # on another white card with no shadow between them, the card's edge is faint. The classifier, which learnt that an
 # index sits a little in from a corner, calls such a crop "not a card". A box the detector is sure of is then read
 # again grown up and left by GROW of its side, to where the corner must be, and the reading is taken when the
-# classifier is at least GROW_MIN_PROB sure of a card there. Measured with the models it was chosen with: plain-deck
-# photos read exactly 282 -> 295 of 300, dev scenes 541 -> 542 of 600, validation unchanged, no reading added where
-# there is no card (models/MODEL_CARD.md).
+# classifier is at least GROW_MIN_PROB sure of a card there. What that gained, and that it adds no reading where
+# there is no card, is in models/MODEL_CARD.md ("Reading a sure box again from its card's corner").
 GROW = 0.2
 GROW_MIN_SCORE = 0.5
 GROW_MIN_PROB = 0.7
 
 
-def _read_grown(image: np.ndarray, models: Models, dets: list[Detection], probs: np.ndarray) -> np.ndarray:
+def _read_grown(
+    image: Image, models: CardModels, dets: Detections, probs: NDArray[np.float32]
+) -> NDArray[np.float32]:
     """``probs`` with the rows of sure boxes read as "not a card" replaced by their grown boxes' reading, where
     the classifier is sure of a card there."""
-    redo = [
-        i
-        for i, d in enumerate(dets)
-        if d.score >= GROW_MIN_SCORE and card_of(probs[i], d.score)[0] == NONE_CLASS
-    ]
-    if not redo:
+    k, _ = card_classes(probs, dets.confidence)
+    redo = np.flatnonzero((dets.confidence >= GROW_MIN_SCORE) & (k == NONE_CLASS))
+    if redo.size == 0:
         return probs
-    grown = []
-    for i in redo:
-        x1, y1, x2, y2 = dets[i].box
+    grown: list[Box] = []
+    for x1, y1, x2, y2 in dets[redo].boxes():
         side = max(x2 - x1, y2 - y1)
         grown.append((x1 - GROW * side, y1 - GROW * side, x2, y2))
     out = probs.copy()
-    for i, row in zip(redo, models.classify(image, grown), strict=True):
-        k = int(row.argmax())
-        if k != NONE_CLASS and row[k] >= GROW_MIN_PROB:
+    for i, row in zip(redo.tolist(), models.classify(image, grown), strict=True):
+        best = int(row.argmax())
+        if best != NONE_CLASS and row[best] >= GROW_MIN_PROB:
             out[i] = row
     return out
 
@@ -164,25 +187,22 @@ GAP_MIN_PROB = 0.6
 GAP_SCORE = 0.5
 
 
-def _read_gaps(image: np.ndarray, models, kept: list[_Kept], order) -> list[_Kept]:
-    boxes = gap_boxes([b for _, _, b in kept], order)
+def _read_gaps(image: Image, models: CardModels, readings: Detections, order: list[list[int]]) -> Detections:
+    boxes = gap_boxes(readings.xyxy, order)
     if not boxes:
-        return []
-    out = []
-    for box, p in zip(boxes, models.classify(image, boxes), strict=True):
-        k, prob = card_of(p, GAP_SCORE)
-        card = CLASS_CARDS[k]
-        if card is not None and prob >= GAP_MIN_PROB:
-            out.append((card, GAP_SCORE * prob, box))
-    return out
+        return Detections.empty().with_classes([], [])
+    k, prob = card_classes(models.classify(image, boxes), np.full(len(boxes), GAP_SCORE))
+    found = Detections.from_boxes(boxes, np.zeros(len(boxes))).with_classes(k, GAP_SCORE * prob)
+    return found[(k != NONE_CLASS) & (prob >= GAP_MIN_PROB)]
 
 
 # Two boxes that read the same card and share most of their width on one row are one index the detector saw
 # twice (the "1" and the "10" of a 10): fanned neighbours are at least a quarter of a card apart, so even two
 # equal cards side by side overlap by well under half an index. The same holds when one box reads a single digit
 # of the other's two-digit index in its colour (B1 on a B11, Y2 on a Y12): the part goes, the whole stays
-# (plain-deck photos 271 -> 277 of 300 read exactly; nothing lost on validation or dev scenes).
+# (models/MODEL_CARD.md, "Metrics": the part rule).
 SPLIT_OVERLAP = 0.5
+SPLIT_ROW = 0.7  # the share of their height two boxes on one row have in common
 
 
 def _part_of(part: Card, whole: Card) -> bool:
@@ -197,33 +217,33 @@ def _part_of(part: Card, whole: Card) -> bool:
     )
 
 
-def _two_digits_first(k: _Kept) -> tuple[bool, float]:
-    """Two-digit readings first, each kind by confidence, so a whole index claims its box before its parts."""
-    return (not (k[0].number is not None and k[0].number >= 10), -k[1])
+def _two_digits(card: Card) -> bool:
+    return card.number is not None and card.number >= 10
 
 
-def _drop_split_indexes(
-    kept: list[_Kept],
-) -> list[_Kept]:
-    out: list[_Kept] = []
-    for card, conf, box in sorted(kept, key=_two_digits_first):
-        x1, y1, x2, y2 = box
-        twin = False
-        for c, _, (a1, b1, a2, b2) in out:
-            if c != card and not _part_of(card, c):
-                continue
-            wide = max(0.0, min(x2, a2) - max(x1, a1)) / max(min(x2 - x1, a2 - a1), 1e-6)
-            tall = max(0.0, min(y2, b2) - max(y1, b1)) / max(min(y2 - y1, b2 - b1), 1e-6)
-            if wide > SPLIT_OVERLAP and tall > 0.7:
-                twin = True
-                break
+def _drop_split_indexes(readings: Detections) -> Detections:
+    """The readings without the second reading of an index seen twice, nor a part of a two-digit index: two-digit
+    readings first, each kind by confidence, so a whole index claims its box before its parts."""
+    assert readings.class_id is not None
+    cards = [_card(k) for k in readings.class_id.tolist()]
+    confidences = readings.confidence.tolist()
+    wide = shared_fraction(readings.xyxy, readings.xyxy, 0)
+    tall = shared_fraction(readings.xyxy, readings.xyxy, 1)
+    kept: list[int] = []
+    for i in sorted(range(len(cards)), key=lambda i: (not _two_digits(cards[i]), -confidences[i])):
+        twin = any(
+            (cards[j] == cards[i] or _part_of(cards[i], cards[j]))
+            and wide[i, j] > SPLIT_OVERLAP
+            and tall[i, j] > SPLIT_ROW
+            for j in kept
+        )
         if not twin:
-            out.append((card, conf, box))
-    return out
+            kept.append(i)
+    return readings[np.asarray(kept, np.intp)]
 
 
 def read_photo(
-    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, runtime: str | None = None
+    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, runtime: Runtime | str | None = None
 ) -> PhotoReading:
     """Read the cards in a photo (bytes or a file path).
 
@@ -240,12 +260,12 @@ def read_photo(
     return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings)
 
 
-def draw_reading(image: np.ndarray, reading: PhotoReading, scale: float = 1.0) -> np.ndarray:
+def draw_reading(image: Image, reading: PhotoReading, scale: float = 1.0) -> Image:
     """``image`` (BGR, ``scale`` original pixels per pixel) with a box and a label on every card found."""
     out = image.copy()
     thick = max(1, round(max(out.shape[:2]) / 700))
     colours = {"R": (40, 40, 220), "B": (200, 90, 20), "G": (40, 160, 40), "Y": (0, 190, 230)}
-    for gi, g in enumerate(_groups_of(reading)):
+    for gi, g in enumerate(reading.card_groups()):
         for c in g:
             x1, y1, x2, y2 = (round(v / scale) for v in c.box)
             col = colours.get(str(c.card)[0], (60, 60, 60)) if c.card.is_natural else (160, 40, 160)
@@ -256,14 +276,6 @@ def draw_reading(image: np.ndarray, reading: PhotoReading, scale: float = 1.0) -
             ty = max(y1 - 3, th + 3)
             cv2.rectangle(out, (x1, ty - th - 3), (x1 + tw + 2, ty + 2), (255, 255, 255), -1)
             cv2.putText(out, label, (x1 + 1, ty), cv2.FONT_HERSHEY_SIMPLEX, fs, col, thick, cv2.LINE_AA)
-    return out
-
-
-def _groups_of(reading: PhotoReading) -> list[list[CardReading]]:
-    out, i = [], 0
-    for g in reading.groups:
-        out.append(list(reading.cards[i : i + len(g)]))
-        i += len(g)
     return out
 
 

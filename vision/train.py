@@ -14,14 +14,25 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
-from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, crop_index, to_input
+from companion.rules.cards import Card
+from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, Image, crop_index, to_input
+from vision.detections import Box
 from vision.detector import MODELS_DIR
+from vision.families import Family
+from vision.hands import ORIGINAL_DRAW, HandRate
+
+if TYPE_CHECKING:
+    # torch is imported where it is used: serving imports this module (write_extra_example) without it.
+    from torch import nn
 
 MODEL_YAML = Path(__file__).with_name("card-index.yaml")
 DETECTOR_NAME = "card-index"
@@ -53,7 +64,9 @@ class TrainConfig:
     vignettes: int = 6_000
     # Extra classifier crops of this many fresh scenes as the detector in ``detector_models`` boxes them.
     detector_crops: int = 0
-    hands: float | None = None  # chance of a hand held in a fan in rendered scenes (None: the original draw)
+    hands: HandRate = ORIGINAL_DRAW  # chance of a hand held in a fan in rendered scenes
+    # Design families (``vision.families`` values) the rendered decks are drawn from; None: the original designs.
+    families: tuple[str, ...] | None = None
     detector_models: Path | None = None
     extra_data: Path | None = None
     init: Path | None = None  # start from these detector weights (fine-tuning)
@@ -80,7 +93,7 @@ def _log(msg: str) -> None:
 
 
 def write_extra_example(
-    folder: Path, name: str, image_bgr: np.ndarray, cards: list[tuple[object, tuple]]
+    folder: Path, name: str, image_bgr: Image, cards: Sequence[tuple[Card, Sequence[float]]]
 ) -> None:
     """Store one confirmed photo for fine-tuning: ``images/NAME.jpg`` and ``labels/NAME.txt``.
 
@@ -92,7 +105,7 @@ def write_extra_example(
     h, w = image_bgr.shape[:2]
     lines = []
     for card, (x1, y1, x2, y2) in cards:
-        cls = CLASS_OF[card]  # type: ignore[index]
+        cls = CLASS_OF[card]
         lines.append(
             f"{cls} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}"
         )
@@ -100,11 +113,11 @@ def write_extra_example(
     (folder / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
 
 
-def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, tuple[float, float, float, float]]]]]:
+def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, Box]]]]:
     images = folder / "images"
     if not images.is_dir():
         raise ValueError(f"{folder}: expected an images/ folder (and labels/) in YOLO layout")
-    out = []
+    out: list[tuple[Path, list[tuple[int, Box]]]] = []
     for img in sorted(images.iterdir()):
         if img.suffix.lower() not in (".jpg", ".jpeg", ".png"):
             continue
@@ -114,9 +127,8 @@ def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, tuple[float, f
         probe = cv2.imread(str(img), cv2.IMREAD_REDUCED_GRAYSCALE_8)
         if probe is None:
             continue
-        im = cv2.imread(str(img))
-        h, w = im.shape[:2]
-        rows = []
+        h, w = _read_image(img).shape[:2]
+        rows: list[tuple[int, Box]] = []
         for line in lab.read_text().split("\n"):
             parts = line.split()
             if len(parts) != 5:
@@ -155,11 +167,18 @@ def _add_extra_to_detector_data(data_root: Path, extra: Path) -> Path:
     return data
 
 
-def _extra_crops(extra: Path) -> tuple[np.ndarray, np.ndarray]:
+def _read_image(path: Path) -> Image:
+    im = cv2.imread(str(path))
+    if im is None:
+        raise ValueError(f"{path}: not an image OpenCV can read")
+    return np.asarray(im, np.uint8)
+
+
+def _extra_crops(extra: Path) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     xs, ys = [], []
     rng = np.random.default_rng(11)
     for img, rows in _read_extra(extra):
-        im = cv2.imread(str(img))
+        im = _read_image(img)
         for c, box in rows:
             for _ in range(4):  # real photos are few; show each several times with jitter
                 shift = (float(rng.normal(0, 0.06)), float(rng.normal(0, 0.06)))
@@ -171,10 +190,10 @@ def _extra_crops(extra: Path) -> tuple[np.ndarray, np.ndarray]:
 # --- classifier ------------------------------------------------------------------------------------------------
 
 
-def _classifier_net(n_classes: int, width: int = CLASSIFIER_WIDTH):  # torch is imported lazily: no annotation
-    import torch.nn as nn
+def _classifier_net(n_classes: int, width: int = CLASSIFIER_WIDTH) -> nn.Sequential:
+    from torch import nn
 
-    def block(cin: int, cout: int) -> list:
+    def block(cin: int, cout: int) -> list[nn.Module]:
         return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
 
     w = width
@@ -196,16 +215,16 @@ def _classifier_net(n_classes: int, width: int = CLASSIFIER_WIDTH):  # torch is 
     )
 
 
-def classifier_width(state: dict) -> int:
+def classifier_width(state: dict[str, Any]) -> int:
     """The first-stage width of saved classifier weights."""
     return int(state["0.weight"].shape[0])
 
 
-def _classifier_init(path: Path, width: int) -> dict:
+def _classifier_init(path: Path, width: int) -> dict[str, Any]:
     """Saved classifier weights that fit a classifier ``width`` wide (narrower ones are widened)."""
     import torch
 
-    state = torch.load(path, map_location="cpu")
+    state: dict[str, Any] = torch.load(path, map_location="cpu")
     if classifier_width(state) > width:
         raise ValueError(
             f"{path}: a classifier {classifier_width(state)} wide does not fit in one {width} wide "
@@ -214,7 +233,7 @@ def _classifier_init(path: Path, width: int) -> dict:
     return state
 
 
-def _load_widened(net, state: dict) -> None:  # torch is imported lazily: no annotations
+def _load_widened(net: nn.Module, state: dict[str, Any]) -> None:
     """Load ``state`` into ``net``, which may be wider: the saved channels come first, the new channels start
     from their fresh initialisation, and every weight from a new channel into an old one is zero, so the wider
     net computes exactly what the saved one did and training goes on from there."""
@@ -235,7 +254,7 @@ def _load_widened(net, state: dict) -> None:  # torch is imported lazily: no ann
     net.load_state_dict(own)
 
 
-def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _augment(x: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
     """Jitter on uint8 crops: geometry (narrow/wide, slanted, turned), stroke weight, white balance, exposure,
     contrast, noise and blur. Geometry and stroke weight stand in for fonts the classifier has never seen."""
     n = len(x)
@@ -266,26 +285,26 @@ def _augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         elif r < 0.3:
             img = cv2.dilate(img, np.ones((2, 2), np.uint8))  # paper spreads: a lighter face
         out[i] = img
-    f = out.astype(np.float32)
+    f: NDArray[np.floating[Any]] = out.astype(np.float32)
     gains = rng.uniform(0.7, 1.3, (n, 1, 1, 3)) * rng.uniform(0.6, 1.3, (n, 1, 1, 1))
     f = f * gains
     mean = f.mean(axis=(1, 2, 3), keepdims=True)
     f = (f - mean) * rng.uniform(0.7, 1.2, (n, 1, 1, 1)) + mean
     f += rng.normal(0, 1, f.shape) * rng.uniform(0, 8, (n, 1, 1, 1))
-    out = np.clip(f, 0, 255).astype(np.uint8)
-    for i in np.nonzero(rng.random(n) < 0.25)[0]:
-        out[i] = cv2.GaussianBlur(out[i], (0, 0), float(rng.uniform(0.5, 1.3)))
-    return out
+    jittered: NDArray[np.uint8] = np.clip(f, 0, 255).astype(np.uint8)
+    for j in np.flatnonzero(rng.random(n) < 0.25).tolist():
+        jittered[j] = cv2.GaussianBlur(jittered[j], (0, 0), float(rng.uniform(0.5, 1.3)))
+    return jittered
 
 
 def train_classifier(
-    train: tuple[np.ndarray, np.ndarray],
-    val: tuple[np.ndarray, np.ndarray],
+    train: tuple[NDArray[np.uint8], NDArray[np.int64]],
+    val: tuple[NDArray[np.uint8], NDArray[np.int64]],
     out_dir: Path,
     *,
     epochs: int,
     seed: int,
-    init: dict | None = None,
+    init: dict[str, Any] | None = None,
     width: int = CLASSIFIER_WIDTH,
     max_lr: float = 3e-3,
 ) -> dict[str, float]:
@@ -321,7 +340,7 @@ def train_classifier(
             yb = torch.from_numpy(ytr[idx])
             loss = F.cross_entropy(net(xb), yb, label_smoothing=0.05)
             opt.zero_grad()
-            loss.backward()
+            torch.autograd.backward(loss)  # what loss.backward() runs, with the types it lacks
             opt.step()
             sched.step()
             seen += len(idx)
@@ -362,7 +381,7 @@ def train_classifier(
 def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
     """Train the index detector; returns the exported ONNX path (best weights beside it as ``.pt``)."""
     _offline()
-    from ultralytics import YOLO
+    from ultralytics.models import YOLO
 
     model = YOLO(str(cfg.init)) if cfg.init else YOLO(str(MODEL_YAML), task="detect")
     model.train(
@@ -443,106 +462,150 @@ def plot_detector_curves(results_csv: Path, out_png: Path) -> None:
 # --- the whole run ---------------------------------------------------------------------------------------------
 
 
-def run(cfg: TrainConfig) -> dict:
+def run(cfg: TrainConfig) -> dict[str, Any]:
     """Data (rendered if missing), classifier, detector, export; results copied into ``cfg.out``."""
     import torch
 
-    from vision.dataset import (
-        detector_crops_path,
-        vignette_crops_path,
-        write_dataset,
-        write_detector_crops,
-        write_vignette_crops,
-    )
-
     torch.set_num_threads(cfg.threads)
-    init_classifier = None
-    if cfg.init_classifier is not None and cfg.stage in ("all", "classifier"):
-        # Loaded (and checked) before anything is rendered, so a misfit fails at once.
-        init_classifier = _classifier_init(cfg.init_classifier, cfg.classifier_width)
+    # Loaded (and checked) before anything is rendered, so a misfit fails at once.
+    init_classifier = _initial_classifier(cfg)
     started = time.time()
     cfg.out.mkdir(parents=True, exist_ok=True)
     work = cfg.data / "runs"
     work.mkdir(parents=True, exist_ok=True)
-    data_yaml = cfg.data / "data.yaml"
-    if not data_yaml.exists():
-        _log(f"rendering {cfg.train_images}+{cfg.val_images}+{cfg.heldout_images} scenes into {cfg.data}")
-        write_dataset(
-            cfg.data,
-            train=cfg.train_images,
-            val=cfg.val_images,
-            heldout=cfg.heldout_images,
-            seed=cfg.seed,
-            workers=1 if cfg.smoke else 2,
-            hands=cfg.hands,
-        )
-    else:
-        _log(f"using the data already rendered in {cfg.data}")
-    t_data = time.time() - started
-
+    data_yaml = _rendered_data(cfg)
+    seconds = {"data": time.time() - started, "classifier": 0.0, "detector": 0.0}
     cls_metrics: dict[str, float] = {}
-    t_cls = t_det = 0.0
     if cfg.stage in ("all", "classifier"):
-        tr = np.load(cfg.data / "crops_train.npz")
-        va = np.load(cfg.data / "crops_val.npz")
-        xtr, ytr = tr["x"], tr["y"]
-        if cfg.vignettes:
-            vig = vignette_crops_path(cfg.data, cfg.vignettes)
-            if not vig.exists():
-                _log(f"rendering {cfg.vignettes} vignettes for the classifier")
-                write_vignette_crops(cfg.data, cfg.vignettes, seed=cfg.seed, workers=1 if cfg.smoke else 2)
-            v = np.load(vig)
-            xtr, ytr = np.concatenate([xtr, v["x"]]), np.concatenate([ytr, v["y"]])
-        if cfg.detector_crops:
-            models_dir = cfg.detector_models or MODELS_DIR
-            dc = detector_crops_path(cfg.data, cfg.detector_crops, models_dir, cfg.seed, cfg.hands)
-            if not dc.exists():
-                _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
-                write_detector_crops(
-                    cfg.data,
-                    cfg.detector_crops,
-                    models_dir,
-                    seed=cfg.seed,
-                    workers=1 if cfg.smoke else 2,
-                    hands=cfg.hands,
-                )
-            d = np.load(dc)
-            xtr, ytr = np.concatenate([xtr, d["x"]]), np.concatenate([ytr, d["y"]])
-        if cfg.extra_data:
-            ex, ey = _extra_crops(cfg.extra_data)
-            xtr, ytr = np.concatenate([xtr, ex]), np.concatenate([ytr, ey])
-        t0 = time.time()
-        cls_metrics = train_classifier(
-            (xtr, ytr),
-            (va["x"], va["y"]),
-            work,
-            epochs=cfg.classifier_epochs,
-            seed=cfg.seed,
-            init=init_classifier,
-            width=cfg.classifier_width,
-            max_lr=cfg.classifier_lr,
-        )
-        t_cls = time.time() - t0
-        shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", cfg.out / f"{CLASSIFIER_NAME}.onnx")
-        shutil.copy(work / f"{CLASSIFIER_NAME}.pt", cfg.out / f"{CLASSIFIER_NAME}.pt")
+        cls_metrics, seconds["classifier"] = _classifier_stage(cfg, work, init_classifier)
     if cfg.stage in ("all", "detector"):
-        if cfg.extra_data:
-            data_yaml = _add_extra_to_detector_data(cfg.data, cfg.extra_data)
-        t0 = time.time()
-        onnx_path = train_detector(cfg, data_yaml, work)
-        t_det = time.time() - t0
-        shutil.copy(onnx_path, cfg.out / f"{DETECTOR_NAME}.onnx")
-        shutil.copy(onnx_path.with_suffix(".pt"), cfg.out / f"{DETECTOR_NAME}.pt")
-        results = work / "detector" / "results.csv"
-        shutil.copy(results, cfg.out / f"{DETECTOR_NAME}-results.csv")
-        plot_detector_curves(results, cfg.out / f"{DETECTOR_NAME}-training.png")
+        seconds["detector"] = _detector_stage(cfg, data_yaml, work)
     report = {
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
         "imgsz": cfg.imgsz,
         "classifier": cls_metrics,
-        "seconds": {"data": round(t_data), "classifier": round(t_cls), "detector": round(t_det)},
+        "seconds": {k: round(v) for k, v in seconds.items()},
         "torch_threads": cfg.threads,
     }
     (cfg.out / f"training-{cfg.stage}.json").write_text(json.dumps(report, indent=2) + "\n")
     _log(f"done in {time.time() - started:.0f}s; models in {cfg.out}")
     return report
+
+
+def _workers(cfg: TrainConfig) -> int:
+    return 1 if cfg.smoke else 2
+
+
+def _initial_classifier(cfg: TrainConfig) -> dict[str, Any] | None:
+    """The classifier weights to start from, when this run trains the classifier and was given some."""
+    if cfg.init_classifier is None or cfg.stage not in ("all", "classifier"):
+        return None
+    return _classifier_init(cfg.init_classifier, cfg.classifier_width)
+
+
+def _rendered_data(cfg: TrainConfig) -> Path:
+    """The data set's ``data.yaml``, the scenes rendered first when ``cfg.data`` has none."""
+    from vision.dataset import write_dataset
+
+    data_yaml = cfg.data / "data.yaml"
+    if data_yaml.exists():
+        _log(f"using the data already rendered in {cfg.data}")
+        return data_yaml
+    _log(f"rendering {cfg.train_images}+{cfg.val_images}+{cfg.heldout_images} scenes into {cfg.data}")
+    return write_dataset(
+        cfg.data,
+        train=cfg.train_images,
+        val=cfg.val_images,
+        heldout=cfg.heldout_images,
+        seed=cfg.seed,
+        workers=_workers(cfg),
+        hands=cfg.hands,
+        families=_families(cfg),
+    )
+
+
+def _families(cfg: TrainConfig) -> tuple[Family, ...] | None:
+    return None if cfg.families is None else tuple(Family(f) for f in cfg.families)
+
+
+def _classifier_crops(cfg: TrainConfig) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """The classifier's training crops: the scenes', then the vignettes', the detector-boxed scenes' and the
+    confirmed photos' as the configuration asks for them (each rendered first when missing)."""
+    from vision.dataset import (
+        detector_crops_path,
+        vignette_crops_path,
+        write_detector_crops,
+        write_vignette_crops,
+    )
+
+    tr = np.load(cfg.data / "crops_train.npz")
+    xs, ys = [tr["x"]], [tr["y"]]
+    if cfg.vignettes:
+        vig = vignette_crops_path(cfg.data, cfg.vignettes, _families(cfg))
+        if not vig.exists():
+            _log(f"rendering {cfg.vignettes} vignettes for the classifier")
+            write_vignette_crops(
+                cfg.data, cfg.vignettes, seed=cfg.seed, workers=_workers(cfg), families=_families(cfg)
+            )
+        v = np.load(vig)
+        xs.append(v["x"])
+        ys.append(v["y"])
+    if cfg.detector_crops:
+        models_dir = cfg.detector_models or MODELS_DIR
+        dc = detector_crops_path(cfg.data, cfg.detector_crops, models_dir, cfg.seed, cfg.hands)
+        if not dc.exists():
+            _log(f"boxing {cfg.detector_crops} fresh scenes with the detector in {models_dir}")
+            write_detector_crops(
+                cfg.data,
+                cfg.detector_crops,
+                models_dir,
+                seed=cfg.seed,
+                workers=_workers(cfg),
+                hands=cfg.hands,
+            )
+        d = np.load(dc)
+        xs.append(d["x"])
+        ys.append(d["y"])
+    if cfg.extra_data:
+        ex, ey = _extra_crops(cfg.extra_data)
+        xs.append(ex)
+        ys.append(ey)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _classifier_stage(
+    cfg: TrainConfig, work: Path, init: dict[str, Any] | None
+) -> tuple[dict[str, float], float]:
+    """Train and export the classifier into ``cfg.out``; its validation metrics and the seconds training took."""
+    xtr, ytr = _classifier_crops(cfg)
+    va = np.load(cfg.data / "crops_val.npz")
+    t0 = time.time()
+    metrics = train_classifier(
+        (xtr, ytr),
+        (va["x"], va["y"]),
+        work,
+        epochs=cfg.classifier_epochs,
+        seed=cfg.seed,
+        init=init,
+        width=cfg.classifier_width,
+        max_lr=cfg.classifier_lr,
+    )
+    took = time.time() - t0
+    for suffix in (".onnx", ".pt"):
+        shutil.copy(work / f"{CLASSIFIER_NAME}{suffix}", cfg.out / f"{CLASSIFIER_NAME}{suffix}")
+    return metrics, took
+
+
+def _detector_stage(cfg: TrainConfig, data_yaml: Path, work: Path) -> float:
+    """Train and export the detector into ``cfg.out``, with its training curves; the seconds training took."""
+    if cfg.extra_data:
+        data_yaml = _add_extra_to_detector_data(cfg.data, cfg.extra_data)
+    t0 = time.time()
+    onnx_path = train_detector(cfg, data_yaml, work)
+    took = time.time() - t0
+    shutil.copy(onnx_path, cfg.out / f"{DETECTOR_NAME}.onnx")
+    shutil.copy(onnx_path.with_suffix(".pt"), cfg.out / f"{DETECTOR_NAME}.pt")
+    results = work / "detector" / "results.csv"
+    shutil.copy(results, cfg.out / f"{DETECTOR_NAME}-results.csv")
+    plot_detector_curves(results, cfg.out / f"{DETECTOR_NAME}-training.png")
+    return took

@@ -10,12 +10,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from vision.hands import ORIGINAL_DRAW
+
+if TYPE_CHECKING:
+    from companion.rules.cards import Card
 
 REPO_MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "detect",
         help="name the cards in photos of laid-down phases",
@@ -84,10 +89,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     t.add_argument(
         "--hands",
         type=float,
-        default=None,
+        default=ORIGINAL_DRAW,
         metavar="P",
         help="chance that a rendered scene shows a hand held in a fan, placed wherever it fits "
         "(default: the original draw, a hand on 1-3 % of scenes)",
+    )
+    t.add_argument(
+        "--families",
+        type=_family_names,
+        metavar="NAMES",
+        help="draw the rendered decks from these design families (comma-separated, or 'all'; "
+        "default: the original designs)",
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=2, help="torch CPU threads")
@@ -146,7 +158,7 @@ def run_detect(args: argparse.Namespace) -> int:
     return status
 
 
-def photo_lay_down(args: argparse.Namespace) -> tuple[Any, dict[str, Any]] | int:
+def photo_lay_down(args: argparse.Namespace) -> tuple[tuple[tuple[Card, ...], ...], dict[str, Any]] | int:
     """``phase10 check --photo PHOTO``: the groups read from the photo and the fields the JSON answer gains
     (``file``, ``cards``), for ``check`` to judge as it judges typed cards; or the exit status of a photo that
     cannot be read, its message already printed."""
@@ -167,12 +179,26 @@ def photo_lay_down(args: argparse.Namespace) -> tuple[Any, dict[str, Any]] | int
     return reading.groups, {"file": str(args.photo), "cards": reading.to_dict()["cards"]}
 
 
+def _family_names(text: str) -> tuple[str, ...]:
+    """``--families`` as family names (argparse turns the error into exit 2 with its sentence)."""
+    from vision.families import FAMILIES
+
+    known = [f.value for f in FAMILIES]
+    if text.strip() == "all":
+        return tuple(known)
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: the families are {', '.join(known)} (or all)")
+    return names
+
+
 def run_train(args: argparse.Namespace) -> int:
     try:
         from vision.train import DETECTOR_NAME, TrainConfig, run
     except ImportError as exc:
         return _err(f"training needs the train extra: pip install 'phase10-companion[train]' ({exc.name})")
-    if args.hands is not None and not 0 <= args.hands <= 1:
+    if args.hands is not ORIGINAL_DRAW and not 0 <= args.hands <= 1:
         return _err(f"--hands {args.hands:g}: a chance, from 0 to 1")
     if args.smoke:
         cfg = TrainConfig(
@@ -190,6 +216,7 @@ def run_train(args: argparse.Namespace) -> int:
             detector_crops=min(args.detector_crops, 4),
             detector_models=args.detector_models,
             hands=args.hands,
+            families=args.families,
             seed=args.seed,
             threads=args.threads,
             smoke=True,
@@ -213,6 +240,7 @@ def run_train(args: argparse.Namespace) -> int:
             detector_crops=args.detector_crops,
             detector_models=args.detector_models,
             hands=args.hands,
+            families=args.families,
             seed=args.seed,
             threads=args.threads,
             stage=args.stage,

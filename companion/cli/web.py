@@ -17,6 +17,7 @@ import socket
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -99,7 +100,7 @@ def run_serve(args: argparse.Namespace) -> int:
         print(f"phase10 serve: {message}", file=sys.stderr)
         return 2
 
-    from waitress import create_server
+    from waitress.server import create_server
 
     from companion.accesslog import AccessLog
 
@@ -151,7 +152,7 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def server_settings(max_body: int) -> dict[str, object]:
+def server_settings(max_body: int) -> dict[str, Any]:  # waitress types its settings as Any
     """waitress's settings for a home server at a card table.
 
     waitress reads a whole request, photo included, before a worker thread sees it, so a phone on weak Wi-Fi

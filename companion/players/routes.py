@@ -4,7 +4,7 @@ across games with their record against each other player."""
 from __future__ import annotations
 
 from flask import abort, render_template
-from flask_babel import gettext
+from flask_babel import gettext  # type: ignore[import-untyped]
 
 from .. import scorebook
 from ..access import held_game_ids

@@ -10,7 +10,11 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vision.decode import Decoded
+    from vision.reader import PhotoReading
 
 INSTALL_HINT = "pip install 'phase10-companion[vision]'"
 
@@ -63,26 +67,28 @@ def status() -> CameraStatus:
     return CameraStatus(True)
 
 
-def read(data: bytes, *, max_pixels: int) -> Any:
-    """The camera's reading of a photo (``vision.reader.PhotoReading``).
+def read(data: bytes, *, max_pixels: int) -> PhotoReading:
+    """The camera's reading of a photo.
 
     Raises :class:`PhotoError` for an upload that is not a readable photo and :class:`CameraUnavailable` when the
     vision extra or the model is missing.
     """
     reader = _reader()
     try:
-        return reader.read_photo(data, max_pixels=max_pixels)
+        reading: PhotoReading = reader.read_photo(data, max_pixels=max_pixels)
+        return reading
     except reader.BadImageError as exc:
         raise PhotoError(str(exc)) from None
     except FileNotFoundError as exc:
         raise CameraUnavailable(f"The card model is missing on this server: {exc}") from None
 
 
-def decode_upright(data: bytes, *, max_pixels: int, long_side: int) -> Any:
+def decode_upright(data: bytes, *, max_pixels: int, long_side: int) -> Decoded:
     """The photo decoded upright (EXIF orientation applied), reduced by a power of two to at least ``long_side``."""
     _reader()
     decode = importlib.import_module("vision.decode")
     try:
-        return decode.decode(data, max_pixels=max_pixels, target=long_side)
+        decoded: Decoded = decode.decode(data, max_pixels=max_pixels, target=long_side)
+        return decoded
     except decode.BadImageError as exc:
         raise PhotoError(str(exc)) from None

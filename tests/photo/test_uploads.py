@@ -39,20 +39,27 @@ def test_no_photo_field_is_400(client):
     assert answer.status_code == 400 and "no photo was sent" in answer.json["error"]
 
 
-def test_zero_bytes_is_400(client):
-    answer = _post_photo(client, b"")
-    assert answer.status_code == 400 and "empty" in answer.json["error"]
-
-
-def test_not_an_image_is_400(client):
-    answer = _post_photo(client, b"%PDF-1.7 this is a document, not a photo" * 10, "phase.pdf")
-    assert answer.status_code == 400 and "not a photo" in answer.json["error"]
-
-
-def test_truncated_jpeg_is_400(client):
+def _cut_in_half() -> bytes:
     whole = phase_photo("R7 B7 G7 | G3 Y4 W B6")
-    answer = _post_photo(client, whole[: len(whole) // 2])
-    assert answer.status_code == 400 and "cut off" in answer.json["error"]
+    return whole[: len(whole) // 2]
+
+
+@pytest.mark.parametrize(
+    ("upload", "name", "words"),
+    [
+        pytest.param(lambda: b"", "phase.jpg", "empty", id="zero-bytes"),
+        pytest.param(
+            lambda: b"%PDF-1.7 this is a document, not a photo" * 10,
+            "phase.pdf",
+            "not a photo",
+            id="not-an-image",
+        ),
+        pytest.param(_cut_in_half, "phase.jpg", "cut off", id="truncated-jpeg"),
+    ],
+)
+def test_an_upload_that_is_not_a_whole_photo_is_400(client, upload, name, words):
+    answer = _post_photo(client, upload(), name)
+    assert answer.status_code == 400 and words in answer.json["error"]
 
 
 def test_decompression_bomb_is_refused_from_its_header(client):

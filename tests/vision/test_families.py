@@ -151,3 +151,21 @@ def test_family_scenes_have_a_stream_of_their_own_and_leave_the_original_alone()
     v = make_vignette(3, FAMILIES)
     assert np.array_equal(v.image, make_vignette(3, FAMILIES).image)
     assert any(pc.card.kind is not Kind.NUMBER or pc.visible for pc in v.cards)
+
+
+def test_a_data_set_drawn_from_families_holds_those_scenes(tmp_path) -> None:
+    """``phase10 train --families`` renders its data set from the named families (train and val alike)."""
+    from vision.dataset import write_dataset
+
+    write_dataset(tmp_path, train=2, val=1, heldout=0, seed=5, workers=1, families=(Family.DARK,))
+    scene = make_scene(5_000_000, families=[Family.DARK])
+    labels = (tmp_path / "labels" / "train" / "train_5000000.txt").read_text().split("\n")
+    assert [line for line in labels if line] == yolo_lines(scene)
+
+
+def test_train_refuses_an_unknown_family() -> None:
+    from companion.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--families", "dark,plaid", "--smoke"])
+    assert exc.value.code == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +31,19 @@ def test_two_rows_are_two_groups_top_first() -> None:
     assert groups == [list(range(4, 10)), list(range(0, 4))]
 
 
-def test_a_loose_card_right_of_a_fan_is_its_own_group() -> None:
-    # The last card of a fan lies whole: the next index to its right is a card width (about 4 index heights) away.
-    row = _row(100, 100, 5, 30)
-    loose = [(100 + 4 * 30 + 100, 105, 100 + 4 * 30 + 120, 129)]
+@pytest.mark.parametrize(
+    ("step", "rise"),
+    [
+        # The last card of a fan lies whole: the next index to its right is a card width (about 4 index heights)
+        # away.
+        pytest.param(30, 5, id="right-of-a-fan"),
+        # Fan steps of 40 px: a gap of a card width is not one missed card, so it is not bridged.
+        pytest.param(40, 0, id="not-bridged"),
+    ],
+)
+def test_a_loose_card_a_card_width_after_a_fan_is_its_own_group(step: float, rise: float) -> None:
+    row = _row(100, 100, 5, step)
+    loose = [(100 + 4 * step + 100, 100 + rise, 100 + 4 * step + 120, 124 + rise)]
     assert group_boxes(row + loose) == [[0, 1, 2, 3, 4], [5]]
 
 
@@ -64,13 +74,6 @@ def test_a_fan_with_one_index_missed_stays_one_group() -> None:
     assert group_boxes(row) == [list(range(7))]
 
 
-def test_a_loose_card_a_card_width_after_a_fan_is_not_bridged() -> None:
-    # Fan steps of 40 px; the loose card's index is a whole card (about 100 px) past the fan's last index.
-    row = _row(100, 100, 5, 40)
-    loose = [(100 + 4 * 40 + 100, 100, 100 + 4 * 40 + 120, 124)]
-    assert group_boxes(row + loose) == [[0, 1, 2, 3, 4], [5]]
-
-
 @settings(max_examples=80, deadline=None)
 @given(
     n=st.integers(5, 12),
@@ -92,12 +95,24 @@ def test_a_card_missing_inside_a_regular_fan_is_found_where_it_lies(
     assert all(abs(a - b) < 0.25 * step for a, b in zip(found[0], full[k], strict=True))
 
 
-def test_no_gap_is_guessed_in_a_complete_short_or_irregular_fan() -> None:
-    regular = _row(100, 100, 7, 30)
-    assert gap_boxes(regular, group_boxes(regular)) == []
-    short = [regular[0], regular[2], regular[3]]  # three cards: no usual step to measure the gap against
-    assert gap_boxes(short, [[0, 1, 2]]) == []
-    # A step far shorter than the rest (two boxes on one card, or two groups chained): the spacing means
-    # something other than a missing card, so nothing is guessed.
-    odd = [*regular[:3], (regular[2][0] + 6, 100, regular[2][0] + 26, 124), *regular[4:]]
-    assert gap_boxes(odd, [list(range(len(odd)))]) == []
+REGULAR = _row(100, 100, 7, 30)
+
+
+ODD = [*REGULAR[:3], (REGULAR[2][0] + 6, 100, REGULAR[2][0] + 26, 124), *REGULAR[4:]]
+
+
+@pytest.mark.parametrize(
+    ("fan", "groups"),
+    [
+        pytest.param(REGULAR, group_boxes(REGULAR), id="complete"),
+        # Three cards: no usual step to measure the gap against.
+        pytest.param([REGULAR[0], REGULAR[2], REGULAR[3]], [[0, 1, 2]], id="short"),
+        # A step far shorter than the rest (two boxes on one card, or two groups chained): the spacing means
+        # something other than a missing card, so nothing is guessed.
+        pytest.param(ODD, [list(range(len(ODD)))], id="irregular"),
+    ],
+)
+def test_no_gap_is_guessed_in_a_complete_short_or_irregular_fan(
+    fan: list[tuple[float, float, float, float]], groups: list[list[int]]
+) -> None:
+    assert gap_boxes(fan, groups) == []

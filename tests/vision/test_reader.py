@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from companion.rules.cards import Card, parse_cards
+from vision.detections import Detections
 from vision.detector import MODELS_DIR, get_models
 from vision.evaluate import Tally, truth_groups
 from vision.reader import BadImageError, PhotoReading, draw_reading, read_image, read_photo
@@ -118,40 +119,102 @@ def test_a_lone_card_is_read_once_either_way_up(width: int) -> None:
     assert right >= 0.85 * len(cards) * 3 * 2
 
 
-def test_an_index_seen_twice_is_one_card_but_equal_neighbours_stay_two() -> None:
+Reading = tuple[Card, float, tuple[float, float, float, float]]
+
+
+def _drop_split_indexes(readings: list[Reading]) -> list[Reading]:
+    """``vision.reader._drop_split_indexes`` on (card, confidence, box) rows."""
+    from vision import reader
+    from vision.crops import CLASS_CARDS, CLASS_OF
+    from vision.detections import Detections
+
+    named = Detections.from_boxes([b for *_, b in readings], [c for _, c, _ in readings]).with_classes(
+        [CLASS_OF[card] for card, *_ in readings], [c for _, c, _ in readings]
+    )
+    kept = reader._drop_split_indexes(named)
+    assert kept.class_id is not None
+    return [
+        (card, conf, box)
+        for card, conf, box in zip(
+            (CLASS_CARDS[k] for k in kept.class_id.tolist()),
+            kept.confidence.tolist(),
+            kept.boxes(),
+            strict=True,
+        )
+        if card is not None
+    ]
+
+
+def _rows(cards: str, *rows: tuple[float, tuple[float, float, float, float]]) -> list[Reading]:
+    return [(card, conf, box) for card, (conf, box) in zip(parse_cards(cards), rows, strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("readings", "kept"),
+    [
+        pytest.param(
+            _rows("B10 B10", (0.7, (140.0, 60.0, 180.0, 98.0)), (0.3, (156.0, 62.0, 196.0, 98.0))),
+            [0],
+            id="split",
+        ),
+        pytest.param(
+            _rows("B10 B10", (0.7, (140.0, 60.0, 180.0, 98.0)), (0.6, (170.0, 61.0, 210.0, 99.0))),
+            [0, 1],
+            id="fanned",
+        ),
+        pytest.param(
+            _rows("B10 G10", (0.7, (140.0, 60.0, 180.0, 98.0)), (0.6, (150.0, 60.0, 190.0, 98.0))),
+            [0, 1],
+            id="other-card",
+        ),
+    ],
+)
+def test_an_index_seen_twice_is_one_card_but_equal_neighbours_stay_two(
+    readings: list[Reading], kept: list[int]
+) -> None:
     """The "1" and the "10" of one 10 are one card; two B10s fanned side by side (a set) are two."""
-    from vision.reader import _drop_split_indexes
-
-    b10, g10 = parse_cards("B10 G10")
-    split = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (b10, 0.3, (156.0, 62.0, 196.0, 98.0))]
-    assert _drop_split_indexes(split) == split[:1]
-    fanned = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (b10, 0.6, (170.0, 61.0, 210.0, 99.0))]
-    assert len(_drop_split_indexes(fanned)) == 2
-    other = [(b10, 0.7, (140.0, 60.0, 180.0, 98.0)), (g10, 0.6, (150.0, 60.0, 190.0, 98.0))]
-    assert len(_drop_split_indexes(other)) == 2
+    assert sorted(readings.index(r) for r in _drop_split_indexes(readings)) == kept
 
 
-def test_one_digit_of_a_two_digit_index_is_not_a_card_of_its_own() -> None:
+@pytest.mark.parametrize(
+    ("readings", "kept"),
+    [
+        pytest.param(
+            _rows("B1 B11", (0.9, (140.0, 60.0, 165.0, 98.0)), (0.6, (140.0, 60.0, 182.0, 98.0))),
+            [1],
+            id="part",
+        ),
+        pytest.param(
+            _rows("Y12 Y2", (0.5, (140.0, 60.0, 182.0, 98.0)), (0.8, (160.0, 61.0, 185.0, 98.0))),
+            [0],
+            id="right-digit",
+        ),
+        pytest.param(
+            _rows("B1 B11", (0.9, (140.0, 60.0, 165.0, 98.0)), (0.8, (172.0, 61.0, 214.0, 99.0))),
+            [0, 1],
+            id="fanned",
+        ),
+        pytest.param(
+            _rows("G1 B11", (0.9, (140.0, 60.0, 165.0, 98.0)), (0.6, (140.0, 60.0, 182.0, 98.0))),
+            [0, 1],
+            id="other-colour",
+        ),
+    ],
+)
+def test_one_digit_of_a_two_digit_index_is_not_a_card_of_its_own(
+    readings: list[Reading], kept: list[int]
+) -> None:
     """The "1" of a B11 read as B1 (or the "2" of a Y12 as Y2) on the same box is part of that card, however
     sure the classifier was of the part; a B1 fanned beside a B11, or a G1 on a B11's box, stays."""
-    from vision.reader import _drop_split_indexes
-
-    b1, b11, y2, y12, g1 = parse_cards("B1 B11 Y2 Y12 G1")
-    part = [(b1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.6, (140.0, 60.0, 182.0, 98.0))]
-    assert _drop_split_indexes(part) == part[1:]
-    right_digit = [(y12, 0.5, (140.0, 60.0, 182.0, 98.0)), (y2, 0.8, (160.0, 61.0, 185.0, 98.0))]
-    assert _drop_split_indexes(right_digit) == right_digit[:1]
-    fanned = [(b1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.8, (172.0, 61.0, 214.0, 99.0))]
-    assert len(_drop_split_indexes(fanned)) == 2
-    other_colour = [(g1, 0.9, (140.0, 60.0, 165.0, 98.0)), (b11, 0.6, (140.0, 60.0, 182.0, 98.0))]
-    assert len(_drop_split_indexes(other_colour)) == 2
+    assert sorted(readings.index(r) for r in _drop_split_indexes(readings)) == kept
 
 
 def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept only when detector score x classifier probability reaches MIN_CARD_CONF (vision/detector.py)."""
     from vision import reader
     from vision.crops import CLASS_CARDS, CLASS_OF
-    from vision.detector import MIN_CARD_CONF, MIN_CARD_PROB, Detection
+    from vision.detections import Detections
+    from vision.detector import MIN_CARD_CONF, MIN_CARD_PROB
 
     r7, b9, g3 = parse_cards("R7 B9 G3")
     # (card, detector score, classifier probability): sure of both; each model fairly sure; both half sure.
@@ -159,8 +222,10 @@ def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.Monke
     assert 0.6 * 0.6 >= MIN_CARD_CONF > 0.45 * 0.5 and MIN_CARD_PROB <= 0.5
 
     class Fake:
-        def detect(self, img: np.ndarray) -> list[Detection]:
-            return [Detection((40.0 * i, 10.0, 40.0 * i + 30, 50.0), s) for i, (_, s, _) in enumerate(rows)]
+        def detect(self, img: np.ndarray) -> Detections:
+            return Detections.from_boxes(
+                [(40.0 * i, 10.0, 40.0 * i + 30, 50.0) for i in range(len(rows))], [s for _, s, _ in rows]
+            )
 
         def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
             p = np.zeros((len(rows), len(CLASS_CARDS)), np.float32)
@@ -186,7 +251,7 @@ def test_a_sure_box_read_as_not_a_card_is_read_again_from_its_corner(
     classifier is at least GROW_MIN_PROB sure. The card keeps the detector's box."""
     from vision import reader
     from vision.crops import CLASS_CARDS, CLASS_OF
-    from vision.detector import Detection
+    from vision.detections import Detections
 
     cards = parse_cards("R1 R2 R3")
     assert reader.GROW_MIN_SCORE <= 0.8 and reader.GROW_MIN_SCORE > 0.45
@@ -194,12 +259,10 @@ def test_a_sure_box_read_as_not_a_card_is_read_again_from_its_corner(
     tight = (48.0, 16.0, 70.0, 50.0)  # the second card's index, boxed from its ink
 
     class Fake:
-        def detect(self, img: np.ndarray) -> list[Detection]:
-            return [
-                Detection((0.0, 10.0, 30.0, 50.0), 0.9),
-                Detection(tight, score),
-                Detection((80.0, 10.0, 110.0, 50.0), 0.9),
-            ]
+        def detect(self, img: np.ndarray) -> Detections:
+            return Detections.from_boxes(
+                [(0.0, 10.0, 30.0, 50.0), tight, (80.0, 10.0, 110.0, 50.0)], [0.9, score, 0.9]
+            )
 
         def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
             p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
@@ -247,15 +310,17 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
     is at least GAP_MIN_PROB sure of it, else the fan stays as found."""
     from vision import reader
     from vision.crops import CLASS_CARDS, CLASS_OF
-    from vision.detector import Detection
+    from vision.detections import Detections
 
     cards = parse_cards("R1 R2 R3 R4 R5 R6")
     assert reader.GAP_MIN_PROB <= 0.9 and reader.GAP_MIN_PROB > 0.3
     seen = [0, 1, 2, 4, 5]  # the fourth card's index went unseen
 
     class Fake:
-        def detect(self, img: np.ndarray) -> list[Detection]:
-            return [Detection((40.0 * i, 10.0, 40.0 * i + 30, 50.0), 0.9) for i in seen]
+        def detect(self, img: np.ndarray) -> Detections:
+            return Detections.from_boxes(
+                [(40.0 * i, 10.0, 40.0 * i + 30, 50.0) for i in seen], [0.9] * len(seen)
+            )
 
         def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
             p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
@@ -286,18 +351,19 @@ def test_the_any_size_detector_finds_the_boxes_of_the_export() -> None:
     size, decode_maps must give decode_yolo's boxes."""
     import onnxruntime as ort
 
-    from vision.detector import _blob, decode_maps, decode_yolo, letterbox
+    from vision.detector import decode_maps, decode_yolo, letterbox, to_blob
     from vision.scene import make_scene
 
     scene = make_scene(123_001, Split.HELDOUT)
     boxed, r, pad = letterbox(scene.image, 640)
-    blob = _blob(boxed)
+    blob = to_blob(boxed)
     square = ort.InferenceSession(str(MODELS_DIR / "card-index.onnx"), providers=["CPUExecutionProvider"])
     ref = decode_yolo(square.run(None, {"images": blob})[0], r, pad)
-    got = decode_maps(get_models()._det.run(None, {"images": blob}), 640, r, pad)
+    got = decode_maps(get_models().engine.run_detector(blob), 640, r, pad)
     assert len(ref) >= 5 and len(got) == len(ref)
-    for a, b in zip(sorted(ref, key=lambda d: d.box), sorted(got, key=lambda d: d.box), strict=True):
-        assert a.box == pytest.approx(b.box, abs=0.05) and a.score == pytest.approx(b.score, abs=1e-4)
+    by_box = [sorted(zip(d.boxes(), d.confidence.tolist(), strict=True)) for d in (ref, got)]
+    for (a_box, a_score), (b_box, b_score) in zip(*by_box, strict=True):
+        assert a_box == pytest.approx(b_box, abs=0.05) and a_score == pytest.approx(b_score, abs=1e-4)
 
 
 def test_the_dynamic_detector_file_is_made_reproducibly(tmp_path: Path) -> None:
@@ -311,18 +377,18 @@ def test_the_dynamic_detector_file_is_made_reproducibly(tmp_path: Path) -> None:
 def test_derived_model_files_of_other_weights_are_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
     """A retrained card-index.onnx or index-classifier.onnx beside the old derived files: those record another
     source digest, so the exports themselves are read."""
-    from vision import detector
+    from vision import detector, inference
 
-    monkeypatch.setattr(detector, "_digest", lambda path: "another model")
+    monkeypatch.setattr(inference, "file_digest", lambda path: "another model")
     m = detector.Models(MODELS_DIR)
     assert not m.dynamic and not m.int8 and m.imgsz == 640
-    assert m.detect(np.full((480, 640, 3), 128, np.uint8)) == []
+    assert m.detect(np.full((480, 640, 3), 128, np.uint8)).boxes() == []
 
 
 def test_session_options_sleep_between_ops() -> None:
     import onnxruntime as ort
 
-    from vision.detector import default_threads, session_options
+    from vision.inference import default_threads, session_options
 
     opts = session_options()
     assert opts.get_session_config_entry("session.intra_op.allow_spinning") == "0"
@@ -342,7 +408,7 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     looks: list[float] = []
     real_look = m._look
 
-    def counted(img: np.ndarray, fill: float, margin: int) -> list[detector.Detection]:
+    def counted(img: np.ndarray, fill: float, margin: int) -> Detections:
         looks.append(fill)
         return real_look(img, fill, margin)
 

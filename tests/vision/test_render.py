@@ -240,7 +240,7 @@ def test_vignettes_label_their_cards_and_draw_training_designs_only(monkeypatch:
                 assert 0 <= x0 < x1 < VIGNETTE and 0 <= y0 < y1 < VIGNETTE
     assert visible >= 12
     assert splits and set(splits) == {Split.TRAIN}
-    x, y = _vignette_crops(range(12))
+    x, y = _vignette_crops((range(12), None))
     assert len(x) == len(y)
     cards = y[y != NONE_CLASS]
     assert len(cards) == 2 * visible  # two jittered views of each visible index

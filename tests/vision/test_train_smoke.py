@@ -111,7 +111,7 @@ def test_detector_fine_tuning_starts_from_the_init_weights(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, init: str | None
 ) -> None:
     # Ultralytics throws loaded weights away when told pretrained=False: --init must ask to keep them.
-    import ultralytics
+    import ultralytics.models
 
     from vision.train import MODEL_YAML, TrainConfig, train_detector
 
@@ -127,7 +127,7 @@ def test_detector_fine_tuning_starts_from_the_init_weights(
         def export(self, **kwargs: object) -> str:
             return str(tmp_path / "best.onnx")
 
-    monkeypatch.setattr(ultralytics, "YOLO", FakeYOLO)
+    monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
     cfg = TrainConfig(out=tmp_path, data=tmp_path, init=Path(init) if init else None)
     train_detector(cfg, tmp_path / "data.yaml", tmp_path)
     assert calls["pretrained"] is (init is not None)
