@@ -8,12 +8,12 @@ from typing import Any
 
 from flask import Flask, jsonify, render_template, request
 from flask.json.provider import DefaultJSONProvider
-from flask_babel import gettext
-from flask_wtf.csrf import CSRFError
+from flask_babel import gettext  # type: ignore[import-untyped]
+from flask_wtf.csrf import CSRFError  # type: ignore[import-untyped]
 from sqlalchemy import event
 from werkzeug.exceptions import HTTPException
 
-from . import i18n
+from . import answers, i18n
 from .config import Config, ConfigurationError, database_url, finish
 from .extensions import csrf, db, migrate
 
@@ -94,6 +94,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
 
     _register_error_pages(app)
+    answers.init_app(app)  # refusals (companion.inputs.Refused): JSON for the API, a page for a browser
 
     @app.after_request
     def safety_headers(response: Any) -> Any:
@@ -151,7 +152,7 @@ def _register_error_pages(app: Flask) -> None:
 
 def _title(exc: HTTPException) -> str:
     # Werkzeug's names, in the page's language.
-    titles = {
+    titles: dict[int, str] = {
         400: gettext("Bad Request"),
         403: gettext("Forbidden"),
         404: gettext("Not Found"),
@@ -164,7 +165,7 @@ def _title(exc: HTTPException) -> str:
 
 
 def _plain(exc: HTTPException) -> str:
-    messages = {
+    messages: dict[int, str] = {
         400: gettext("The request could not be read."),
         403: gettext("This needs the game's edit secret."),
         404: gettext("There is nothing at this address."),

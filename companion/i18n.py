@@ -1,10 +1,12 @@
 """The score keeper's languages: English, Romanian and German through gettext catalogues (``translations/``).
 
 The language is the one the player chose with the switcher (a ``lang`` cookie), else the best of the browser's
-Accept-Language, else English. The API always answers in English: its messages are read by programs.
+Accept-Language, else English. The API always answers in English: its messages are read by programs (a page
+that asks for its own language gets the sentences in it beside them, see ``companion.answers``).
 
 The engine describes phases in English for its own messages; pages word a phase here, from its requirements,
-so that each language can put the words together in its own order and agreement.
+so that each language can put the words together in its own order and agreement. The engine's other sentences
+are worded by :mod:`companion.rules.wording` with the catalogue of the page's language (:func:`words`).
 
 >>> from companion.rules.phases import PHASE_LISTS
 >>> phase_description(PHASE_LISTS["standard"][2])
@@ -16,6 +18,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import groupby
 from pathlib import Path
 from typing import Any
@@ -24,10 +27,19 @@ from urllib.parse import quote, urlsplit
 from babel import Locale
 from babel.lists import format_list
 from flask import Blueprint, Flask, abort, current_app, redirect, request
-from flask_babel import Babel, get_locale, gettext, lazy_gettext, ngettext
+from flask_babel import (  # type: ignore[import-untyped]
+    Babel,
+    get_locale,
+    get_translations,
+    lazy_gettext,
+)
+from flask_babel import gettext as _gettext
+from flask_babel import ngettext as _ngettext
 from werkzeug.wrappers import Response
 
 from .rules.phases import GroupKind, Phase
+from .rules.rulesets import RuleSet
+from .rules.wording import ENGLISH, Words
 
 __all__ = [
     "COOKIE",
@@ -43,6 +55,7 @@ __all__ = [
     "ruleset_title",
     "safe_next",
     "select_locale",
+    "words",
 ]
 
 LANGUAGES = ("en", "ro", "de")
@@ -54,6 +67,16 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 babel = Babel()
 bp = Blueprint("i18n", __name__)
+
+
+def gettext(string: str, **variables: Any) -> str:
+    """Flask-Babel's ``gettext``, typed."""
+    return str(_gettext(string, **variables))
+
+
+def ngettext(singular: str, plural: str, num: int, **variables: Any) -> str:
+    """Flask-Babel's ``ngettext``, typed."""
+    return str(_ngettext(singular, plural, num, **variables))
 
 
 def select_locale() -> str:
@@ -219,6 +242,29 @@ def phase_text(number: int | None, rules: Any) -> str:
         return gettext("all phases done")
     description = phase_description(rules.phase(number), list_name=rules.phase_list)
     return gettext("Phase %(number)d: %(description)s", number=number, description=description)
+
+
+def _joined(items: Sequence[str], style: str, lang: str) -> str:
+    if not items:
+        return ""
+    # English chains the parts of a need with "and" ("a 1 and a 2"); other languages list them as usual.
+    return format_list(list(items), style="or" if style == "or" else "standard", locale=lang)
+
+
+def words(rules: RuleSet | None = None) -> Words:
+    """The engine's sentences in the page's language (English: the engine's own words, as the API says them).
+    ``rules`` says how phases are worded (with playing cards a colour is red or black)."""
+    lang = current_language()
+    if lang == "en":
+        return ENGLISH
+    translations = get_translations()
+    list_name = rules.phase_list if rules is not None else "standard"
+    return Words(
+        gettext=translations.gettext,
+        ngettext=translations.ngettext,
+        join=lambda items, style: _joined(items, style, lang),
+        phase=lambda phase: phase_description(phase, list_name=list_name),
+    )
 
 
 def init_app(app: Flask) -> None:

@@ -3,7 +3,10 @@
 Every write is one transaction that starts by bumping ``games.version`` for its game. That UPDATE takes the
 write lock (SQLite) or the row lock (PostgreSQL) before anything is read, so two devices saving at the same
 moment are put in a line: the second one reads what the first one saved and is told its round is taken (409).
-The rules themselves are never checked here: reports are built and judged by ``companion.rules.game``.
+The rules themselves are never checked here: reports are built and judged by ``companion.rules.game``, and
+request values are read by ``companion.inputs``, whose refusals (:class:`BadInput`) this module raises too; the
+score keeper's own refusals are :class:`GameNotFound`, :class:`RoundNotFound` (404: nothing to fix in the
+request) and :class:`Conflict` (409: the request was fine, but the game has moved on).
 """
 
 from __future__ import annotations
@@ -13,21 +16,17 @@ import io
 import json
 import secrets
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import func, update
 from sqlalchemy.exc import IntegrityError
 
-from companion.rules import InvalidOptionError, RuleSet, UnknownRuleSetError, get_ruleset
+from companion.rules import RuleSet
 from companion.rules.game import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
     GameSetupError,
     GameState,
     IllegalReportError,
@@ -38,78 +37,59 @@ from companion.rules.game import (
     preview,
 )
 from companion.rules.refusals import Refusal
+from companion.rules.wording import Reason, reason
 
 from .extensions import db
+from .inputs import (
+    BadInput,
+    NotFound,
+    Problem,
+    Refused,
+    check_idempotency_key,
+    clean_name,
+    names_from,
+    report_from,
+    report_refused,
+    ruleset_from,
+    setup_refused,
+)
 from .models import AuditEntry, Game, GamePlayer, Player, Round, hash_token, is_game_id, utcnow
+
+__all__ = [
+    "AlreadySaved",
+    "BadInput",
+    "Conflict",
+    "GameNotFound",
+    "Loaded",
+    "Problem",
+    "RoundNotFound",
+    "ScorebookError",
+    "check_idempotency_key",
+    "clean_name",
+    "report_from",
+    "ruleset_from",
+    "ruleset_of",
+]
 
 EXPORT_FORMAT = "phase10-companion-game"
 EXPORT_VERSION = 1
 
-
-class Problem(StrEnum):
-    """The score keeper's own refusals, beside the engine's (:class:`companion.rules.Refusal`)."""
-
-    BAD_INPUT = "bad_input"
-    GAME_NOT_FOUND = "game_not_found"
-    ROUND_NOT_FOUND = "round_not_found"
-    ROUND_TAKEN = "round_taken"
-    ROUND_OUT_OF_ORDER = "round_out_of_order"
-    ALREADY_SAVED = "already_saved"
-    IDEMPOTENCY_KEY = "idempotency_key"
-    SAVED_ELSEWHERE = "saved_elsewhere"
-    LATER_ROUND_BREAKS = "later_round_breaks"
-    STORED_ROUND_BROKEN = "stored_round_broken"
-    GAME_HAS_ROUNDS = "game_has_rounds"
-    NOT_FINISHED = "not_finished"
+# Every refusal of the score keeper has the shape of the input boundary's; the name stays for its callers.
+ScorebookError = Refused
+clean_names = names_from
 
 
-class ScorebookError(Exception):
-    """A request the score keeper refuses; ``status`` is the HTTP status the API answers with, ``code`` the
-    refusal's code (the engine's :class:`~companion.rules.Refusal` when the engine refused, else a
-    :class:`Problem`), which callers branch on instead of the message. ``round_number`` names the stored round
-    a replay refused."""
-
-    status = 400
-    default_code: str = Problem.BAD_INPUT
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        field: str | None = None,
-        player: str | None = None,
-        code: str | None = None,
-        round_number: int | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.field = field
-        self.player = player
-        self.code = str(code or self.default_code)
-        self.round_number = round_number
-
-    def to_dict(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"error": self.message, "code": self.code}
-        if self.field is not None:
-            body["field"] = self.field
-        if self.player is not None:
-            body["player"] = self.player
-        return body
-
-
-class BadInput(ScorebookError):
-    status = 400
-
-
-class GameNotFound(ScorebookError):
-    status = 404
+class GameNotFound(NotFound):
     default_code = Problem.GAME_NOT_FOUND
 
     def __init__(self) -> None:
         super().__init__("there is no game with this id")
 
 
-class Conflict(ScorebookError):
+class Conflict(Refused):
+    """The request itself was fine, but the game has moved on (a round taken, a later round that no longer
+    holds): 409, and sending the same request again will not help."""
+
     status = 409
     default_code = Problem.ROUND_TAKEN
 
@@ -142,34 +122,6 @@ class Loaded:
 # --- reading -------------------------------------------------------------------------------------------------
 
 
-def ruleset_from(data: Any) -> RuleSet:
-    """A rule set from the API's ``rules`` object (or a missing one: the standard game)."""
-    if data is None:
-        data = {}
-    if isinstance(data, str):
-        data = {"name": data}
-    if not isinstance(data, Mapping):
-        raise BadInput('"rules" must be an object such as {"name": "standard"}', field="rules")
-    name = data.get("name", "standard")
-    if not isinstance(name, str):
-        raise BadInput('"rules.name" must be the name of a rule set', field="rules.name")
-    options: dict[str, Any] = {}
-    for key in ("everyone_advances", "wrap_runs", "natural_per_group", "flushes_share_suit"):
-        if key in data:
-            if not isinstance(data[key], bool):
-                raise BadInput(f'"rules.{key}" must be true or false', field=f"rules.{key}")
-            options[key] = data[key]
-    if "last_phase" in data:
-        value = data["last_phase"]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise BadInput('"rules.last_phase" must be a whole number from 1 to 10', field="rules.last_phase")
-        options["last_phase"] = value
-    try:
-        return get_ruleset(name, **options)
-    except (UnknownRuleSetError, InvalidOptionError) as exc:
-        raise BadInput(str(exc), field="rules") from None
-
-
 def ruleset_of(game: Game) -> RuleSet:
     rules = dict(game.rules)
     if rules.get("name") == "playing-cards":
@@ -177,22 +129,6 @@ def ruleset_of(game: Game) -> RuleSet:
         # a way 004 allows, so they load without it.
         rules.pop("wrap_runs", None)
     return ruleset_from(rules)
-
-
-def report_from(data: Any, rules: RuleSet) -> RoundReport:
-    """The engine's round report from a JSON-shaped body; the engine does all of the judging."""
-    if not isinstance(data, Mapping):
-        raise BadInput("a round report must be a JSON object")
-    body = {key: data[key] for key in ("went_out", "players") if key in data}
-    # Names in a report are matched against the seats as stored, which are NFC (see clean_name).
-    if isinstance(body.get("went_out"), str):
-        body["went_out"] = clean_name(body["went_out"])
-    if isinstance(body.get("players"), Mapping) and all(isinstance(k, str) for k in body["players"]):
-        body["players"] = {clean_name(k): v for k, v in body["players"].items()}
-    try:
-        return RoundReport.from_dict(body, rules)
-    except IllegalReportError as exc:
-        raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
 
 
 @lru_cache(maxsize=8192)
@@ -255,15 +191,27 @@ def replay_stored(game: Game, reports: Sequence[Mapping[str, Any]] | None = None
         try:
             state = play_round(state, _stored_report(text, rules))
         except (BadInput, IllegalReportError) as exc:
-            reason = exc.message if isinstance(exc, BadInput) else exc.reason
+            refused = report_refused(exc) if isinstance(exc, IllegalReportError) else exc
             raise Conflict(
-                f"round {number}: {reason}",
-                player=exc.player,
-                code=exc.code or Problem.STORED_ROUND_BROKEN,
+                _in_round(number, refused),
+                player=refused.player,
+                code=refused.code or Problem.STORED_ROUND_BROKEN,
                 round_number=number,
             ) from None
     _replays.keep(game.id, header, texts, state)
     return state
+
+
+def _in_round(number: int, refused: Refused) -> Reason:
+    """The refusal of stored round ``number``: "round 3: ..."; the round's own refusal is its value ``why``."""
+    return reason("in_round", number=number, why=refused.why or refused.message)
+
+
+def _round_refusal(exc: Refused) -> Reason | str:
+    """What a refusal made by :func:`_in_round` says of the round itself (its value ``why``)."""
+    assert exc.why is not None and exc.why.key == "in_round"
+    inner: Reason | str = exc.why.args["why"]
+    return inner
 
 
 def load(game_id: str) -> Loaded:
@@ -335,22 +283,6 @@ def _commit() -> None:
         ) from None
 
 
-def clean_name(name: str) -> str:
-    """A name as stored: NFC, so that "Zoë" typed as one letter or as e + a combining diaeresis is one player,
-    with runs of spaces made one."""
-    return " ".join(unicodedata.normalize("NFC", name).split())
-
-
-def clean_names(raw: Any) -> list[str]:
-    """Names as typed, cleaned by :func:`clean_name`; the engine judges count, length and repeats."""
-    if not isinstance(raw, list) or not all(isinstance(n, str) for n in raw):
-        raise BadInput(f'"players" must be a list of {MIN_PLAYERS} to {MAX_PLAYERS} names', field="players")
-    names = [clean_name(n) for n in raw]
-    if not all(n.isprintable() for n in names):
-        raise BadInput("names may not contain control characters", field="players")
-    return names
-
-
 def _players_for(names: Sequence[str]) -> list[Player]:
     keys = [Player.key_for(n) for n in names]
     known = {
@@ -371,12 +303,11 @@ def create_game(
     raw_names: Any, rules: RuleSet, first_dealer: Any, who: str, *, reports: Sequence[Any] = ()
 ) -> tuple[Loaded, str]:
     """A new game (with ``reports`` already played, for an import); returns it and its edit token."""
-    names = clean_names(raw_names)
+    names = names_from(raw_names)
     try:
         new_game(names, rules, first_dealer=first_dealer)
     except GameSetupError as exc:
-        field = "first_dealer" if exc.code is Refusal.DEALER else "players"
-        raise BadInput(exc.reason, field=field, code=exc.code) from None
+        raise setup_refused(exc) from None
     try:
         # Names as the players table spells them, so that "ana" plays as the Ana already known.
         players = _players_for(names)
@@ -391,20 +322,13 @@ def create_game(
             try:
                 report = report_from(data, rules)
                 state = play_round(state, report)
-            except BadInput as exc:
+            except (BadInput, IllegalReportError) as exc:
+                refused = report_refused(exc) if isinstance(exc, IllegalReportError) else exc
                 raise BadInput(
-                    f"round {number}: {exc.message}",
+                    _in_round(number, refused),
                     field="rounds",
-                    player=exc.player,
-                    code=exc.code,
-                    round_number=number,
-                ) from None
-            except IllegalReportError as exc:
-                raise BadInput(
-                    f"round {number}: {exc.reason}",
-                    field="rounds",
-                    player=exc.player,
-                    code=exc.code,
+                    player=refused.player,
+                    code=refused.code,
                     round_number=number,
                 ) from None
             stored.append(report.to_dict())
@@ -437,27 +361,6 @@ def _round_number(data: Mapping[str, Any], expected: int | None) -> int | None:
             f"this is round {expected}, not round {number}", field="round", code=Problem.ROUND_OUT_OF_ORDER
         )
     return number
-
-
-IDEMPOTENCY_KEY_MAX = 64
-
-
-def check_idempotency_key(key: Any) -> str | None:
-    """An ``Idempotency-Key`` (or a round form's one-time token) as stored; ``None`` when none was sent."""
-    if key is None or key == "":
-        return None
-    if (
-        not isinstance(key, str)
-        or len(key) > IDEMPOTENCY_KEY_MAX
-        or not key.isascii()
-        or not all(c.isalnum() or c in "-_.:" for c in key)
-    ):
-        raise BadInput(
-            f"an idempotency key is 1 to {IDEMPOTENCY_KEY_MAX} letters, digits or - _ . :",
-            field="idempotency_key",
-            code=Problem.IDEMPOTENCY_KEY,
-        )
-    return key
 
 
 def round_saved_with(game_id: str, key: str | None) -> int | None:
@@ -505,7 +408,7 @@ def add_round(
         try:
             state = play_round(state, report)
         except IllegalReportError as exc:
-            raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
+            raise report_refused(exc) from None
         game.rounds.append(Round(number=number, report=report.to_dict(), idempotency_key=key))
         _save(game, state, "added", who, number, None, report.to_dict())
     except ScorebookError:
@@ -520,7 +423,7 @@ def preview_round(loaded: Loaded, data: Any) -> tuple[RoundResult, GameState]:
     try:
         return preview(loaded.state, report), play_round(loaded.state, report)
     except IllegalReportError as exc:
-        raise BadInput(exc.reason, player=exc.player, code=exc.code) from None
+        raise report_refused(exc) from None
 
 
 def preview_edit(loaded: Loaded, number: int, data: Any) -> GameState:
@@ -539,10 +442,9 @@ def _replay_for_change(game: Game, reports: list[dict[str, Any]], number: int) -
     except Conflict as exc:
         if exc.round_number == number:
             # The changed round itself is refused: a bad report, not a conflict with the rounds after it.
-            reason = exc.message.removeprefix(f"round {number}: ")
-            raise BadInput(reason, player=exc.player, code=exc.code) from None
+            raise BadInput(_round_refusal(exc), player=exc.player, code=exc.code) from None
         raise Conflict(
-            f"this change does not fit the rounds after it ({exc.message}); change or delete those first",
+            reason("later_rounds_break", why=exc.why or exc.message),
             player=exc.player,
             code=Problem.LATER_ROUND_BREAKS,
             round_number=exc.round_number,
@@ -557,8 +459,7 @@ def _find_round(game: Game, number: Any) -> Round:
     raise RoundNotFound(number)
 
 
-class RoundNotFound(ScorebookError):
-    status = 404
+class RoundNotFound(NotFound):
     default_code = Problem.ROUND_NOT_FOUND
 
     def __init__(self, number: Any) -> None:
@@ -601,8 +502,7 @@ def delete_round(game_id: str, number: int, who: str) -> Loaded:
             state = replay_stored(game, reports)
         except Conflict as exc:
             raise Conflict(
-                f"without round {number} the later rounds no longer hold ({exc.message}); "
-                "change or delete those first",
+                reason("later_rounds_break_without", number=number, why=exc.why or exc.message),
                 player=exc.player,
                 code=Problem.LATER_ROUND_BREAKS,
                 round_number=exc.round_number,

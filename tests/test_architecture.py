@@ -130,3 +130,19 @@ def test_the_camera_never_imports_the_web_layer():
         if name.startswith("vision"):
             web = {t for t in targets if t.startswith("companion") and not t.startswith("companion.rules")}
             assert not web, (name, web)
+
+
+def test_the_input_boundary_imports_no_framework_and_only_the_engine():
+    # ENGINEERING.md: "parsing of rules, phases, cards, groups and round reports in one module with no Flask or
+    # SQLAlchemy, used by pages, API and CLI alike".
+    path = ROOT / "companion" / "inputs.py"
+    outside = _external(path, "companion.inputs") & {"flask", "flask_babel", "flask_sqlalchemy", "sqlalchemy"}
+    assert not outside
+    inner = {t for t in _graph()["companion.inputs"] if t.startswith("companion")}
+    assert all(t.startswith("companion.rules") for t in inner), inner
+
+
+def test_the_engines_sentences_are_worded_in_one_module_below_the_cards():
+    # Every other module of the engine words its refusals through companion.rules.wording, which in turn needs
+    # only the phases and the refusal codes (a card that cannot be read is worded there too).
+    assert _graph()["companion.rules.wording"] <= {"companion.rules.phases", "companion.rules.refusals"}

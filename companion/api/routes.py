@@ -1,4 +1,5 @@
-"""JSON endpoints. Every answer is JSON, errors included: ``{"error": "...", "field"?: ..., "player"?: ...}``."""
+"""JSON endpoints. Every answer is JSON, errors included: ``{"error": "...", "code": "...", "field"?: ...,
+"player"?: ...}``, answered for every refusal by the app's one error handler (``companion.answers``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from flask import Response, current_app, jsonify, request
 
 from .. import scorebook
 from ..access import editor_required, who
+from ..inputs import BadInput
 from . import bp
 
 
@@ -17,23 +19,14 @@ def limit_body() -> None:
     request.max_content_length = current_app.config["API_MAX_BODY"]
 
 
-@bp.errorhandler(scorebook.ScorebookError)
-def refused(exc: scorebook.ScorebookError) -> tuple[Response, int]:
-    return jsonify(exc.to_dict()), exc.status
-
-
-class UnsupportedBody(scorebook.BadInput):
-    status = 415
-
-
 def _body() -> Any:
     # Only a JSON content type: a form on another site can post text/plain across origins without asking, but
     # never application/json, so this keeps foreign pages from writing here.
     if not request.is_json:
-        raise UnsupportedBody("the body must be JSON, sent with Content-Type: application/json")
+        raise BadInput("the body must be JSON, sent with Content-Type: application/json", status=415)
     data = request.get_json(silent=True)
     if data is None:
-        raise scorebook.BadInput("the body is not valid JSON")
+        raise BadInput("the body is not valid JSON")
     return data
 
 
@@ -47,7 +40,7 @@ def _state(loaded: scorebook.Loaded, status: int = 200) -> tuple[Response, int]:
 def create_game() -> tuple[Response, int]:
     data = _body()
     if not isinstance(data, dict):
-        raise scorebook.BadInput("the body must be a JSON object")
+        raise BadInput("the body must be a JSON object")
     rules = scorebook.ruleset_from(data.get("rules"))
     loaded, token = scorebook.create_game(data.get("players"), rules, data.get("first_dealer", 0), who("API"))
     body = scorebook.state_dict(loaded)
@@ -97,7 +90,7 @@ def _replayed(game_id: str, exc: scorebook.AlreadySaved, data: Any) -> tuple[Res
     saved = loaded.state.rounds[exc.number - 1]
     try:
         same = scorebook.report_from(data, scorebook.ruleset_of(loaded.game)).to_dict() == exc.report
-    except scorebook.BadInput:
+    except BadInput:
         same = False
     if not same:
         raise scorebook.Conflict(

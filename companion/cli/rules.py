@@ -1,7 +1,9 @@
 """``phase10 check | hit | score | advise | phases``: the referee on the command line.
 
 Exit status: 0 valid / legal / done, 1 not valid / not legal, 2 bad input (a message on stderr). ``--json``
-prints one object. The rules engine is imported inside the handlers so that the command starts fast.
+prints one object. Arguments are read by the input boundary (:mod:`companion.inputs`), whose one error type,
+:class:`~companion.inputs.BadInput`, is what exits 2. The rules engine is imported inside the handlers so that
+the command starts fast.
 """
 
 from __future__ import annotations
@@ -13,15 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from companion.rules.referee import Verdict
+    from companion.rules.referee import LaidGroup, Verdict
     from companion.rules.rulesets import RuleSet
 
 RULE_SETS = ("standard", "masters", "playing-cards")
 VISION_MISSING = "the camera needs the vision extra: pip install 'phase10-companion[vision]'"
-
-
-class BadInput(Exception):
-    """Input the command cannot work with; the message goes to stderr and the exit status is 2."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -114,25 +112,34 @@ def _rule_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _guarded(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Turn the engine's input errors (all ``ValueError``) into a message on stderr and exit status 2."""
+    """Turn bad input (:class:`~companion.inputs.BadInput`, and the engine's input errors, all ``ValueError``)
+    into a message on stderr and exit status 2."""
 
     def run(args: argparse.Namespace) -> int:
         try:
             return handler(args)
-        except (BadInput, ValueError) as exc:
+        except ValueError as exc:  # BadInput is a ValueError too
             print(f"phase10 {args.command}: {exc}", file=sys.stderr)
             return 2
 
     return run
 
 
-def _rules(args: argparse.Namespace) -> RuleSet:
-    from companion.rules.rulesets import get_ruleset
+def _bad(message: str) -> ValueError:
+    from companion.inputs import BadInput
 
-    return get_ruleset(
-        getattr(args, "rules", None) or "standard",
-        wrap_runs=bool(getattr(args, "wrap_runs", False)),
-        natural_per_group=bool(getattr(args, "natural_per_group", False)),
+    return BadInput(message)
+
+
+def _rules(args: argparse.Namespace) -> RuleSet:
+    from companion.inputs import ruleset_from
+
+    return ruleset_from(
+        {
+            "name": getattr(args, "rules", None) or "standard",
+            "wrap_runs": bool(getattr(args, "wrap_runs", False)),
+            "natural_per_group": bool(getattr(args, "natural_per_group", False)),
+        }
     )
 
 
@@ -146,7 +153,7 @@ def _print_json(payload: dict[str, Any]) -> None:
 def run_check(args: argparse.Namespace) -> int:
     if args.photo is not None:
         if args.cards:
-            raise BadInput("give either --photo or cards, not both")
+            raise _bad("give either --photo or cards, not both")
         try:
             from companion.cli.vision import photo_lay_down
         except ModuleNotFoundError:
@@ -162,17 +169,17 @@ def run_check(args: argparse.Namespace) -> int:
             print(f"phase10: {exc}", file=sys.stderr)
             return 2
     if not args.cards:
-        raise BadInput("give the cards laid down, for example: R7 B7 G7 '|' G3 Y4 W B6")
-    from companion.rules.cards import parse_cards, parse_groups
+        raise _bad("give the cards laid down, for example: R7 B7 G7 '|' G3 Y4 W B6")
+    from companion.inputs import cards_from, groups_from
 
     rules = _rules(args)
     text = " ".join(args.cards)
     if "|" in text:
-        groups = parse_groups(text, rules.deck)
+        groups = groups_from(text, rules, most=None, allow_empty=True)
         if any(not g for g in groups):
-            raise BadInput("one of the groups between | has no cards")
+            raise _bad("one of the groups between | has no cards")
         return emit_check(groups, args)
-    return _emit_verdict(_check(parse_cards(text, rules.deck), args, rules), args, None)
+    return _emit_verdict(_check(cards_from(text, rules, "cards", most=None), args, rules), args, None)
 
 
 def _check(cards: Sequence[Any], args: argparse.Namespace, rules: RuleSet) -> Verdict:
@@ -211,25 +218,14 @@ def _emit_verdict(verdict: Verdict, args: argparse.Namespace, extra: dict[str, A
     return status
 
 
-def _group_line(group: Any) -> str:
+def _group_line(group: LaidGroup) -> str:
+    """'set of 7s: R7 B7 W (W as 7)', 'red colour group: R1 R3 W'."""
     from companion.rules.phases import GroupKind
-    from companion.rules.referee import rank_text, run_text
+    from companion.rules.wording import group_title, wilds_text
 
     deck = group.cards[0].deck
-    wilds = ", ".join(
-        f"{group.cards[i]} as {rank_text(value, deck) if isinstance(value, int) else value}"
-        for i, value in group.wild_values()
-        if value is not None
-    )
-    if group.kind is GroupKind.SET:
-        head = f"set of {rank_text(group.number, deck)}s" if group.number is not None else "set of wilds"
-    elif group.kind is GroupKind.RUN:
-        head = f"run {run_text(group.low, group.high, deck)}" if group.low is not None else "run of wilds"
-    elif group.kind is GroupKind.COLOR:
-        head = f"{group.color.label if group.color else 'any'} colour group"
-    else:
-        head = f"{group.suit.label if group.suit else 'any'} suit group"
-    line = f"{head}: {group}"
+    wilds = wilds_text(group, deck)
+    line = f"{group_title(group, deck)}: {group}"
     return f"{line} ({wilds})" if wilds and group.kind in (GroupKind.SET, GroupKind.RUN) else line
 
 
@@ -237,20 +233,15 @@ def _group_line(group: Any) -> str:
 
 
 def run_hit(args: argparse.Namespace) -> int:
-    from companion.rules.cards import parse_cards
+    from companion.inputs import cards_from, group_from, hit_tokens, kind_from
     from companion.rules.hits import check_hit
-    from companion.rules.phases import GroupKind
-    from companion.rules.referee import InvalidGroupError, make_group
 
     rules = _rules(args)
-    onto = parse_cards(args.onto, rules.deck)
+    onto = cards_from(args.onto, rules, "onto", most=None)
     if not onto:
-        raise BadInput("--onto needs the cards of the group on the table")
-    try:
-        group = make_group(GroupKind(args.kind), onto, rules)
-    except InvalidGroupError as exc:
-        raise BadInput(f"--onto is not a {args.kind}: {exc.reason}") from None
-    cards, ends = _hit_cards(args.cards, rules)
+        raise _bad("--onto needs the cards of the group on the table")
+    group = group_from(kind_from(args.kind), onto, rules, option="--onto")
+    cards, ends = hit_tokens(args.cards, rules)
     verdict = check_hit(group, cards, rules, end=args.end, ends=ends, phase_down=not args.not_down)
     status = 0 if verdict.legal else 1
     if args.json:
@@ -265,29 +256,15 @@ def run_hit(args: argparse.Namespace) -> int:
     return status
 
 
-def _hit_cards(tokens: Sequence[str], rules: RuleSet) -> tuple[tuple[Any, ...], list[Any]]:
-    """The cards to hit with and the end named for each: ``W@low`` is a wild for the low end of a run."""
-    from companion.rules.cards import Card
-
-    cards: list[Card] = []
-    ends: list[str | None] = []
-    for token in " ".join(tokens).replace(",", " ").split():
-        text, at, end = token.partition("@")
-        if at and end.lower() not in ("low", "high"):
-            raise BadInput(f"{token!r}: after @ comes the end of the run, low or high (W@low, W@high)")
-        cards.append(Card.parse(text, rules.deck))
-        ends.append(end.lower() if at else None)
-    return tuple(cards), ends
-
-
 # --------------------------------------------------------------------------------------------- score
 
 
 def run_score(args: argparse.Namespace) -> int:
-    from companion.rules.cards import hand_points, parse_cards
+    from companion.inputs import cards_from
+    from companion.rules.cards import hand_points
 
     rules = _rules(args)
-    cards = parse_cards(" ".join(args.cards), rules.deck)
+    cards = cards_from(" ".join(args.cards), rules, "cards", most=None)
     points = hand_points(cards)
     if args.json:
         _print_json({"points": points, "cards": [str(c) for c in cards]})
@@ -300,12 +277,12 @@ def run_score(args: argparse.Namespace) -> int:
 
 
 def run_advise(args: argparse.Namespace) -> int:
+    from companion.inputs import cards_from, phase_from
     from companion.rules.advisor import advise
-    from companion.rules.cards import parse_cards
 
     rules = _rules(args)
-    hand = parse_cards(" ".join(args.cards).replace("|", " "), rules.deck)
-    advice = advise(hand, args.phase, rules)
+    hand = cards_from(" ".join(args.cards).replace("|", " "), rules, "cards", most=None)
+    advice = advise(hand, phase_from(args.phase, rules), rules)
     if args.json:
         _print_json(advice.to_dict())
         return 0

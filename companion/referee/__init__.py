@@ -7,7 +7,9 @@ imported only when a photo arrives, so the app starts and the tap-entry referee 
 
 from __future__ import annotations
 
-from flask import Blueprint
+from typing import cast
+
+from flask import Blueprint, Flask
 from flask.blueprints import BlueprintSetupState
 
 bp = Blueprint("referee", __name__)
@@ -17,7 +19,7 @@ bp = Blueprint("referee", __name__)
 def _setup(state: BlueprintSetupState) -> None:
     from . import marks
 
-    app = state.app
+    app = cast(Flask, state.app)  # the app this blueprint is registered on is always a Flask app
     app.config.setdefault("PHOTO_MAX_BYTES", 16 * 1024 * 1024)
     app.config.setdefault("PHOTO_MAX_PIXELS", 50_000_000)
     app.config.setdefault("TRAINING_MAX_PHOTOS", 2000)

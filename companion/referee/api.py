@@ -19,47 +19,58 @@ that player's phase this round.
 cards) or JSON ``{"cards": [...]}`` (the cards as corrected by the player) answers with the cards, how many fall
 in each of the round form's counters (``buckets``) and their ``points``, all from the engine.
 
+Every answer's sentences (``reason``, ``note``, ``summary``, ``need``, ``error``) are English: the API's contract.
+A page that sends ``"lang"`` (``"ro"``, ``"de"`` or ``"en"``; a ``lang`` field with a photo) gets the same answer
+plus ``"shown"``, the sentences and group titles worded in that language (:mod:`.shown`, and for a refusal
+``companion.answers``), which is what the referee page draws.
+
 The endpoints change nothing, so like the other ``/api`` reads they take no CSRF token.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from flask import Response, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from companion.rules import Card, Deck, Refusal, RuleSet, advise, card_points, hand_points
-from companion.rules.game import max_hand_cards
-
-from ..extensions import csrf
-from . import bp, camera
-from .checking import (
-    KINDS,
-    CheckError,
+from companion.inputs import (
+    BadInput,
+    NotFound,
+    Problem,
     cards_from,
-    judge_hit,
-    judge_json,
-    judge_phase,
+    hand_from,
+    kind_from,
     phase_from,
     rules_from,
 )
-from .uploads import form_field, photo_bytes
+from companion.rules import Advice, Card, Deck, Refusal, RuleSet, advise, card_points, hand_points
+from companion.rules.game import max_hand_cards
+from companion.rules.wording import Reason, reason
+
+from ..extensions import csrf
+from . import bp, camera
+from .checking import judge_hit, judge_json, judge_phase
+from .shown import advice_shown, page_words
+from .uploads import CameraMissing, form_field, photo_bytes
+
+View = TypeVar("View", bound=Callable[..., Any])
 
 
-@bp.errorhandler(CheckError)
-def _refused(exc: CheckError) -> tuple[Response, int]:
-    return jsonify(exc.to_dict()), exc.status
+def _token_free(view: View) -> View:
+    """No CSRF token: these endpoints change nothing, like the other ``/api`` reads."""
+    csrf.exempt(view)
+    return view
 
 
 @bp.post("/api/check")
-@csrf.exempt
+@_token_free
 def check() -> tuple[Response, int]:
     if request.mimetype == "multipart/form-data":
         return jsonify(check_photo()), 200
     if request.mimetype != "application/json":
-        raise CheckError(
+        raise BadInput(
             "send JSON (Content-Type: application/json) with the cards, or a multipart form with a 'photo'",
             status=415,
         )
@@ -69,9 +80,9 @@ def check() -> tuple[Response, int]:
 def json_body(what: str) -> Any:
     """The JSON body of a request, within the API's body limit; ``what`` names the request in the 413."""
     if request.mimetype != "application/json":
-        raise CheckError(f"send JSON (Content-Type: application/json) with {what}", status=415)
+        raise BadInput(f"send JSON (Content-Type: application/json) with {what}", status=415)
     limit = int(current_app.config["API_MAX_BODY"])
-    too_much = CheckError(f"that is too much JSON for {what}", status=413)
+    too_much = BadInput(f"that is too much JSON for {what}", status=413)
     if request.content_length is not None and request.content_length > limit:
         raise too_much
     # A body sent without a length is read one byte past the limit at most, and refused when it gets there.
@@ -84,9 +95,9 @@ def json_body(what: str) -> Any:
         raise too_much
     body = request.get_json(silent=True)
     if body is None:
-        raise CheckError("the body is not valid JSON")
+        raise BadInput("the body is not valid JSON")
     if not isinstance(body, Mapping):
-        raise CheckError("the body must be a JSON object")
+        raise BadInput("the body must be a JSON object")
     return body
 
 
@@ -94,23 +105,16 @@ def json_body(what: str) -> Any:
 
 
 @bp.post("/api/advise")
-@csrf.exempt
+@_token_free
 def advise_hand() -> tuple[Response, int]:
-    return jsonify(advice_json(json_body("a hand"))), 200
-
-
-def hand_from(value: Any, rules: RuleSet) -> tuple[Card, ...]:
-    """The cards of a hand, as ``phase10 advise`` reads them: a ``|`` between cards is ignored."""
-    if value is None:
-        raise CheckError('give the cards in the hand: "cards": ["R7", "W", ...]', field="cards")
-    if isinstance(value, str):
-        value = value.replace("|", " ")
-    elif isinstance(value, list) and all(isinstance(t, str) for t in value):
-        value = " ".join(value).replace("|", " ")
-    cards = cards_from(value, rules, "cards")
-    if not cards:
-        raise CheckError('give the cards in the hand: "cards": ["R7", "W", ...]', field="cards")
-    return cards
+    body = json_body("a hand")
+    rules, advice, listed = advice_for(body)
+    each = [a.to_dict() for a in advice]
+    with page_words(body.get("lang"), rules) as words:
+        if words is not None:
+            for out, a in zip(each, advice, strict=True):
+                out["shown"] = advice_shown(a, rules, words)
+    return jsonify({"advice": each} if listed else each[0]), 200
 
 
 def game_phases(game_id: Any, player: Any) -> tuple[RuleSet, tuple[int, ...] | None]:
@@ -118,9 +122,7 @@ def game_phases(game_id: Any, player: Any) -> tuple[RuleSet, tuple[int, ...] | N
     from .. import scorebook
     from ..models import is_game_id
 
-    missing = CheckError(
-        "there is no game with this id", field="game", status=404, code=scorebook.Problem.GAME_NOT_FOUND
-    )
+    missing = NotFound("there is no game with this id", field="game", code=Problem.GAME_NOT_FOUND)
     if not isinstance(game_id, str) or not is_game_id(game_id):
         raise missing
     try:
@@ -131,13 +133,11 @@ def game_phases(game_id: Any, player: Any) -> tuple[RuleSet, tuple[int, ...] | N
     if player is None:
         return rules, None
     if not isinstance(player, str) or player not in loaded.state.names:
-        raise CheckError(
-            f"{player} does not play in this game", field="player", status=404, code=Refusal.NOT_A_PLAYER
-        )
+        raise NotFound(f"{player} does not play in this game", field="player", code=Refusal.NOT_A_PLAYER)
     phases = loaded.state.phases_to_attempt(player)
     if not phases:
         over = loaded.state.status == "finished"
-        raise CheckError(
+        raise BadInput(
             f"{player} has no phase to play in this game now",
             field="player",
             code=Refusal.GAME_OVER if over else Refusal.NOT_IN_TIE_BREAK,
@@ -145,44 +145,46 @@ def game_phases(game_id: Any, player: Any) -> tuple[RuleSet, tuple[int, ...] | N
     return rules, phases
 
 
-def advice_json(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The advice for a JSON body (see the module's docstring)."""
+def advice_for(body: Mapping[str, Any]) -> tuple[RuleSet, list[Advice], bool]:
+    """The rules and the advice for a JSON body (see the module's docstring): one piece of advice toward the
+    phase asked for (or the player's phase), or, where players choose their phase, one toward each phase still
+    to do, closest first (then ``listed`` is true: the answer is ``{"advice": [...]}``)."""
     phases: tuple[int, ...] | None = None
     if body.get("game") is not None or body.get("player") is not None:
         if body.get("game") is None:
-            raise CheckError('give the "game" the player plays in', field="game")
+            raise BadInput('give the "game" the player plays in', field="game")
         if body.get("rules") is not None:
-            raise CheckError('give "game" (its rules apply) or "rules", not both', field="rules")
+            raise BadInput('give "game" (its rules apply) or "rules", not both', field="rules")
         rules, phases = game_phases(body["game"], body.get("player"))
     else:
         rules = rules_from(body.get("rules"))
     hand = hand_from(body.get("cards"), rules)
     if body.get("phase") not in (None, ""):
-        return advise(hand, phase_from(body["phase"], rules), rules).to_dict()
+        return rules, [advise(hand, phase_from(body["phase"], rules), rules)], False
     if not rules.choose_phase:
         if phases is None:
-            raise CheckError('give the phase to advise toward, for example "phase": 2', field="phase")
-        return advise(hand, phases[0], rules).to_dict()
-    return {"advice": advice_toward(hand, phases or tuple(rules.phases), rules)}
+            raise BadInput('give the phase to advise toward, for example "phase": 2', field="phase")
+        return rules, [advise(hand, phases[0], rules)], False
+    return rules, advice_toward(hand, phases or tuple(rules.phases), rules), True
 
 
-def advice_toward(hand: Sequence[Card], phases: Sequence[int], rules: RuleSet) -> list[dict[str, Any]]:
+def advice_toward(hand: Sequence[Card], phases: Sequence[int], rules: RuleSet) -> list[Advice]:
     """The advice toward each of ``phases``, closest first."""
     each = [advise(hand, n, rules) for n in phases]
     each.sort(key=lambda a: (a.missing, a.phase.number))
-    return [a.to_dict() for a in each]
+    return each
 
 
 # --------------------------------------------------------------------------------------------- hand counting
 
 
 @bp.post("/api/hand")
-@csrf.exempt
+@_token_free
 def hand() -> tuple[Response, int]:
     if request.mimetype == "multipart/form-data":
         return jsonify(hand_photo()), 200
     if request.mimetype != "application/json":
-        raise CheckError(
+        raise BadInput(
             "send a multipart form with the 'photo' of the hand, or JSON (Content-Type: application/json) "
             "with its cards",
             status=415,
@@ -196,11 +198,7 @@ def hand() -> tuple[Response, int]:
 
 def standard_deck_only(rules: RuleSet) -> None:
     if rules.deck is not Deck.STANDARD:
-        raise CheckError(
-            "the camera reads Phase 10 cards only; for playing cards, tap the counters",
-            status=422,
-            field="rules",
-        )
+        raise BadInput(reason("camera_counters_standard_only"), status=422, field="rules")
 
 
 def hand_count(cards: Sequence[Card], rules: RuleSet) -> dict[str, Any]:
@@ -235,11 +233,7 @@ def hand_photo() -> dict[str, Any]:
     read = reading.to_dict()
     found = {"file": file_name, "cards": read["cards"], "width": reading.width, "height": reading.height}
     if not cards:
-        raise ReadingRefused(
-            "no cards were found in the photo: spread the cards so each corner shows, take it again in good "
-            "light, or tap the counters",
-            {**found, **hand_count((), rules)},
-        )
+        raise ReadingRefused(reason("no_cards_in_hand_photo"), {**found, **hand_count((), rules)})
     return {**found, **hand_count(cards, rules)}
 
 
@@ -247,9 +241,9 @@ def read_photo(data: bytes) -> Any:
     try:
         return camera.read(data, max_pixels=int(current_app.config["PHOTO_MAX_PIXELS"]))
     except camera.PhotoError as exc:
-        raise CheckError(f"this photo cannot be read: {exc}", field="photo") from None
+        raise BadInput(reason("photo_unreadable", why=str(exc)), field="photo") from None
     except camera.CameraUnavailable as exc:
-        raise CheckError(str(exc), status=503, field="photo") from None
+        raise CameraMissing(str(exc)) from None
 
 
 @bp.app_template_global("hand_photo_ready")
@@ -291,32 +285,32 @@ def check_photo() -> dict[str, Any]:
     data, file_name = photo_bytes()  # type: ignore[misc]
     rules = rules_from(form_field("rules"))
     kind = form_field("kind")
-    if kind and kind not in KINDS:
-        raise CheckError(f'"kind" is the kind of group hit onto: {", ".join(KINDS)}', field="kind")
+    if kind:
+        kind_from(kind)
     phase = None if kind else phase_from(form_field("phase"), rules)
     if rules.deck is not Deck.STANDARD:
-        raise CheckError(
-            "the camera reads Phase 10 cards only; for playing cards, tap the cards in",
-            status=422,
-            field="photo",
-        )
+        raise BadInput(reason("camera_standard_only"), status=422, field="photo")
     reading = read_photo(data)
     found = reading_dict(reading, file_name)
     groups = groups_of(reading)
     if not groups:
-        raise ReadingRefused(
-            "no cards were found in the photo: take it again from above in good light, or tap the cards in",
-            found,
-        )
+        raise ReadingRefused(reason("no_cards_in_photo"), found)
+    lang = form_field("lang")
     try:
-        verdict = hit_from_photo(kind, groups, rules) if kind else judge_phase(groups, phase or 0, rules)
-    except CheckError as exc:
+        verdict = (
+            hit_from_photo(kind, groups, rules, lang)
+            if kind
+            else judge_phase(groups, phase or 0, rules, lang=lang)
+        )
+    except BadInput as exc:
         # The page still shows what was read, so the player can fix it by tapping.
-        raise ReadingRefused(exc.message, found, status=exc.status) from None
+        raise ReadingRefused(exc.why or exc.message, found, status=exc.status, code=exc.code) from None
     return {**verdict, **found, "rules": rules.to_dict()}
 
 
-def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> dict[str, Any]:
+def hit_from_photo(
+    kind: str, groups: Sequence[tuple[Any, ...]], rules: RuleSet, lang: str | None = None
+) -> dict[str, Any]:
     """A hit seen in a photo: with ``onto`` typed, every card in the photo is hit onto it; without, the first
     row is the group on the table and the cards in the rows below are the ones to add."""
     onto_text = form_field("onto")
@@ -327,22 +321,20 @@ def hit_from_photo(kind: str, groups: Sequence[tuple[Any, ...]], rules: Any) -> 
         cards = [c for g in groups for c in g]
     else:
         if len(groups) < 2:
-            raise CheckError(
-                "the photo shows one row of cards: lay the cards to add in a row below the group, "
-                "or type the group on the table (onto)",
-                status=422,
-                field="photo",
-            )
-        onto = list(groups[0])
+            raise BadInput(reason("photo_one_row"), status=422, field="photo")
+        onto = tuple(groups[0])
         cards = [c for g in groups[1:] for c in g]
-    return judge_hit(kind, onto, cards, rules, end=end, phase_down=phase_down)
+    return judge_hit(kind, onto, cards, rules, end=end, phase_down=phase_down, lang=lang)
 
 
-class ReadingRefused(CheckError):
-    """A photo was read but cannot be judged as it stands; the answer carries the reading all the same."""
+class ReadingRefused(BadInput):
+    """A photo was read but cannot be judged as it stands; the answer carries the reading all the same, so the
+    page can show what was read and the player can fix it by tapping."""
 
-    def __init__(self, message: str, found: dict[str, Any], status: int = 422) -> None:
-        super().__init__(message, status=status, field="photo")
+    def __init__(
+        self, message: str | Reason, found: dict[str, Any], status: int = 422, code: str | None = None
+    ) -> None:
+        super().__init__(message, status=status, field="photo", code=code)
         self.found = found
 
     def to_dict(self) -> dict[str, Any]:

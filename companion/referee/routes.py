@@ -12,18 +12,24 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import abort, flash, redirect, render_template, request, url_for
+from flask import abort, flash, jsonify, redirect, render_template, request, url_for
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
 from werkzeug.wrappers import Response
 
-from companion.rules import RULESETS, RuleSet, advise, get_ruleset
+from companion.inputs import BadInput, NotFound, Refused, cards_from, groups_from, hand_from, phase_from
+from companion.rules import RULESETS, RuleSet, get_ruleset
 from companion.rules.referee import check_phase
+from companion.rules.wording import say
 
-from .. import scorebook
-from ..access import editor_required, page_token
+from .. import i18n, scorebook
+from ..access import bearer_token, editor_required, page_token
+from ..answers import answers_in_json, sentence
 from ..extensions import db
+from ..models import Game, is_game_id
 from . import bp, camera, marks, training
-from .api import advice_toward, hand_from
-from .checking import CheckError, cards_from, groups_from, judge_hit, judge_phase, phase_from
+from .api import advice_toward
+from .checking import judge_hit, judge_phase
+from .shown import advice_shown, page_words
 from .uploads import form_field, photo_bytes
 
 
@@ -45,19 +51,146 @@ class GameContext:
 
 
 def _catalogue() -> dict[str, Any]:
-    """Every rule set with its deck and phases, for the page's pickers."""
+    """Every rule set with its deck and phases (in the page's language), for the page's pickers."""
     out: dict[str, Any] = {}
     for name, rs in RULESETS.items():
         out[name] = {
-            "title": rs.title,
+            "title": i18n.ruleset_title(name, rs.title),
             "deck": rs.deck.value,
             "choose_phase": rs.choose_phase,
             "phases": {
-                str(n): {"description": p.description, "groups": len(p.requirements)}
+                str(n): {"description": _description(n, rs), "groups": len(p.requirements)}
                 for n, p in rs.phases.items()
             },
         }
     return out
+
+
+def _description(number: int, rules: RuleSet) -> str:
+    return i18n.phase_description(rules.phase(number), list_name=rules.phase_list)
+
+
+def _rows(label: str, short: str, add: str, title: str, move: str) -> dict[str, str]:
+    return {"label": label, "short": short, "add": add, "title": title, "move": move}
+
+
+def _script_words() -> dict[str, Any]:
+    """Every sentence the page's script shows, in the page's language; ``{name}`` stands for a value."""
+    samples = i18n.plural_samples()
+    return {
+        "hint": {
+            "hit": gettext("Add the group on the table and the cards to hit with."),
+            "hand": gettext(
+                "Take a photo of your hand or tap its cards in: the best arrangement toward the phase and the "
+                "cards still missing appear here."
+            ),
+            "phase": gettext("Take a photo or tap the cards in: the verdict appears here."),
+        },
+        "wild": gettext("Wild"),
+        "skip": gettext("Skip"),
+        "joker": gettext("Joker"),
+        "colours": {"R": gettext("Red"), "B": gettext("Blue"), "G": gettext("Green"), "Y": gettext("Yellow")},
+        "coloured": {
+            "R": gettext("red %(number)s", number="{number}"),
+            "B": gettext("blue %(number)s", number="{number}"),
+            "G": gettext("green %(number)s", number="{number}"),
+            "Y": gettext("yellow %(number)s", number="{number}"),
+        },
+        "suited": {
+            "S": gettext("%(rank)s of spades", rank="{rank}"),
+            "H": gettext("%(rank)s of hearts", rank="{rank}"),
+            "D": gettext("%(rank)s of diamonds", rank="{rank}"),
+            "C": gettext("%(rank)s of clubs", rank="{rank}"),
+        },
+        "rows": {
+            "onto": _rows(
+                gettext("The group on the table (in table order)"),
+                gettext("The group on the table"),
+                gettext("add a card to the group on the table (in table order)"),
+                gettext("Add cards to the group on the table (in table order)"),
+                gettext("Move to the group on the table"),
+            ),
+            "cards": _rows(
+                gettext("Cards to add"),
+                gettext("Cards to add"),
+                gettext("add a card to cards to add"),
+                gettext("Add cards to cards to add"),
+                gettext("Move to cards to add"),
+            ),
+            "hand": _rows(
+                gettext("Your hand"),
+                gettext("Your hand"),
+                gettext("add a card to your hand"),
+                gettext("Add cards to your hand"),
+                gettext("Move to your hand"),
+            ),
+            "group": _rows(
+                gettext("Group %(n)s", n="{n}"),
+                gettext("Group %(n)s", n="{n}"),
+                gettext("add a card to group %(n)s", n="{n}"),
+                gettext("Add cards to group %(n)s", n="{n}"),
+                gettext("Move to group %(n)s", n="{n}"),
+            ),
+        },
+        "remove_group": gettext("remove group"),
+        # One text per plural category of the page's language, {n} standing for the number: the script picks the
+        # one Intl.PluralRules names.
+        "found": {
+            category: ngettext("%(count)s card found", "%(count)s cards found", n, count="{n}")
+            for category, n in samples
+        },
+        "misread": gettext("; %(count)s marked ? may be misread", count="{n}"),
+        "tap_to_correct": gettext(". Tap a card to correct it."),
+        "unsure": gettext("%(card)s, the camera is not sure of it: check it", card="{card}"),
+        "preparing": gettext("Preparing the photo…"),
+        "reading": gettext("Reading the cards…"),
+        "server_answered": gettext("the server answered %(status)s", status="{status}"),
+        "unreadable": gettext("the photo could not be read"),
+        "not_sent": gettext("the photo could not be sent: check the connection and try again"),
+        "not_read": gettext("the referee could not read that"),
+        "unreachable": gettext("the referee could not be reached: check the connection"),
+        "legal": gettext("✓ Legal hit"),
+        "not_legal": gettext("✗ Not legal"),
+        "valid": gettext(
+            "✓ Valid: phase %(phase)s (%(description)s)", phase="{phase}", description="{description}"
+        ),
+        "not_valid": gettext("✗ Not valid"),
+        "arranged": gettext("Arranged by the referee:"),
+        "hit_this": gettext("Hit this group"),
+        "needs": gettext("needs %(need)s", need="{need}"),
+        "not_used": gettext("Not used: "),
+        "phase": gettext("Phase %(phase)s: %(description)s", phase="{phase}", description="{description}"),
+        "change": gettext("Change %(card)s", card="{card}"),
+        "to_add_next": gettext("Cards to add ▶"),
+        "next_group": gettext("Next group ▶"),
+        "earlier": gettext("◀ Earlier"),
+        "later": gettext("Later ▶"),
+        "new_group": gettext("Move to a new group"),
+        "no_cards_yet": gettext("No cards yet"),
+        "unplaced": {
+            category: ngettext(
+                "%(count)s has no place on the photo yet: tap it, then tap the photo where its corner is.",
+                "%(count)s have no place on the photo yet: tap each, then tap the photo where its corner is.",
+                n,
+                count="{n}",
+            )
+            for category, n in samples
+        },
+        "keeping": gettext("Keeping the photo…"),
+        "refused": gettext(
+            "the server refused it (%(status)s); reload the page and try again", status="{status}"
+        ),
+        "not_kept": gettext("Not kept: %(error)s", error="{error}"),
+        "not_kept_offline": gettext("Not kept: the server could not be reached."),
+        "place_it": gettext(
+            "Tap the photo on %(card)s's corner so the camera can learn it, or carry on.", card="{card}"
+        ),
+        "placed": gettext("Placed."),
+        "deck_changed": gettext("Another deck: the cards were cleared."),
+        "every_phase": gettext("Every phase"),
+        "one_suit": gettext("One suit"),
+        "phase_option": gettext("%(phase)s: %(description)s", phase="{phase}", description="{description}"),
+    }
 
 
 def _game_context(game_id: str | None, player: str | None) -> GameContext | None:
@@ -66,11 +199,11 @@ def _game_context(game_id: str | None, player: str | None) -> GameContext | None
     try:
         loaded = scorebook.load(game_id)
     except scorebook.GameNotFound:
-        abort(404, description="There is no game at this address. Check the link you were given.")
+        abort(404, description=gettext("There is no game at this address. Check the link you were given."))
     state = loaded.state
     rules = scorebook.ruleset_of(loaded.game)
     if player is not None and player not in state.names:
-        abort(404, description=f"{player} does not play in this game.")
+        abort(404, description=gettext("%(player)s does not play in this game.", player=player))
     phases = state.phases_to_attempt(player) if player else ()
     ctx = GameContext(loaded.game, state, rules, player, phases, page_token(loaded.game) is not None)
     if state.status != "finished":
@@ -91,32 +224,40 @@ def _standalone_rules(args: Any) -> RuleSet:
 def _typed_verdict(
     args: Any, rules: RuleSet, mode: str, phase: int | None, ctx: GameContext | None = None
 ) -> tuple[dict[str, Any] | None, str | None]:
-    """The verdict (or, for a hand, the advice) for cards typed into the plain form (no JavaScript needed)."""
+    """The verdict (or, for a hand, the advice) for cards typed into the plain form (no JavaScript needed), with
+    its sentences in the page's language (``"shown"``)."""
+    lang = i18n.current_language()
     try:
         if mode == "hand":
             if not (args.get("cards") or "").strip():
                 return None, None
             hand = hand_from(args.get("cards", ""), rules)
-            if phase is not None:
-                return {"advice": [advise(hand, phase, rules).to_dict()]}, None
-            phases = ctx.phases if ctx and ctx.player else tuple(rules.phases)
-            return {"advice": advice_toward(hand, phases, rules)}, None
+            phases = (
+                (phase,) if phase is not None else ctx.phases if ctx and ctx.player else tuple(rules.phases)
+            )
+            each = advice_toward(hand, phases, rules)
+            with page_words(lang, rules) as words:
+                assert words is not None
+                return {
+                    "advice": [{**a.to_dict(), "shown": advice_shown(a, rules, words)} for a in each]
+                }, None
         if mode == "hit":
             if not (args.get("onto") or "").strip():
                 return None, None
             onto = cards_from(args.get("onto", ""), rules, "onto")
             cards = cards_from(args.get("cards", ""), rules, "cards")
             down = args.get("down") != "0"
+            kind = args.get("kind", "set")
             return judge_hit(
-                args.get("kind", "set"), onto, cards, rules, end=args.get("end") or None, phase_down=down
+                kind, onto, cards, rules, end=args.get("end") or None, phase_down=down, lang=lang
             ), None
         text = (args.get("cards") or "").strip()
         if not text or phase is None:
             return None, None
         laid = groups_from(text, rules) if "|" in text else cards_from(text, rules, "cards")
-        return judge_phase(laid, phase, rules), None
-    except CheckError as exc:
-        return None, exc.message
+        return judge_phase(laid, phase, rules, lang=lang), None
+    except BadInput as exc:
+        return None, sentence(exc, i18n.words(rules))
 
 
 def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) -> tuple[str, int]:
@@ -126,8 +267,8 @@ def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) 
     phase: int | None = None
     try:
         phase = phase_from(args.get("phase"), rules) if args.get("phase") else None
-    except CheckError as exc:
-        error = error or exc.message
+    except BadInput as exc:
+        error = error or sentence(exc, i18n.words(rules))
     # A hand in Masters is advised toward each phase it may still make unless one is chosen.
     each_phase = mode == "hand" and rules.choose_phase
     if ctx and ctx.phases and phase is not None and phase not in ctx.phases:
@@ -145,6 +286,7 @@ def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) 
         "onto": args.get("onto", ""),
         "end": args.get("end", ""),
         "game": None,
+        "lang": i18n.current_language(),
     }
     if ctx:
         state["game"] = {
@@ -167,6 +309,8 @@ def _page(ctx: GameContext | None, error: str | None = None, status: int = 200) 
             error=error or typed_error,
             camera=camera.status(),
             state=state,
+            words=_script_words(),
+            phase_options=[(n, _description(n, rules)) for n in rules.phases],
         ),
         status,
     )
@@ -185,67 +329,77 @@ def mark_laid_down(game_id: str) -> Any:
     ctx = _game_context(game_id, player or None)
     assert ctx is not None
     if not player:
-        return _page(ctx, "choose the player who laid down", 400)
+        return _page(ctx, gettext("choose the player who laid down"), 400)
     if not ctx.phases:
-        return _page(ctx, f"{player} has no phase to lay down in this round", 400)
+        return _page(ctx, gettext("%(player)s has no phase to lay down in this round", player=player), 400)
+    words = i18n.words(ctx.rules)
     try:
         phase = phase_from(request.form.get("phase"), ctx.rules)
-        if phase not in ctx.phases:
-            allowed = ", ".join(str(p) for p in ctx.phases)
-            raise CheckError(f"{player} cannot lay down phase {phase} this round (phase {allowed})")
+    except BadInput as exc:
+        return _page(ctx, sentence(exc, words), 400)
+    if phase not in ctx.phases:
+        allowed = ", ".join(str(p) for p in ctx.phases)
+        refused = gettext(
+            "%(player)s cannot lay down phase %(phase)d this round (phase %(allowed)s)",
+            player=player,
+            phase=phase,
+            allowed=allowed,
+        )
+        return _page(ctx, refused, 400)
+    try:
         groups = groups_from(request.form.get("groups", ""), ctx.rules)
-    except CheckError as exc:
-        return _page(ctx, exc.message, 400)
+    except BadInput as exc:
+        return _page(ctx, sentence(exc, words), 400)
     verdict = check_phase(groups, phase, ctx.rules)
     if not verdict.valid:
-        return _page(ctx, f"not marked: {verdict.reason}", 400)
+        assert verdict.why is not None
+        return _page(ctx, gettext("not marked: %(reason)s", reason=say(verdict.why, words)), 400)
     marks.mark(ctx.game, ctx.round_number, player, phase, [[str(c) for c in g] for g in groups])
-    flash(f"{player} laid down phase {phase}: the form for round {ctx.round_number} starts with it ticked.")
+    flash(
+        gettext(
+            "%(player)s laid down phase %(phase)d: the form for round %(number)d starts with it ticked.",
+            player=player,
+            phase=phase,
+            number=ctx.round_number,
+        )
+    )
     return redirect(url_for("games.table", game_id=game_id))
 
 
 @bp.post("/referee/training")
-def keep_for_training() -> tuple[Response, int] | Response:
+@answers_in_json
+def keep_for_training() -> tuple[Response, int]:
     """Keep a corrected photo with labels from the confirmed cards (asked for by the page with fetch)."""
-    from flask import jsonify
-
+    data, _name = photo_bytes()  # type: ignore[misc]
+    game = _training_game(form_field("game"))
+    if form_field("allow") not in ("1", "on", "true"):
+        raise BadInput("the photo is kept only when you allow it", field="allow")
     try:
-        data, _name = photo_bytes()  # type: ignore[misc]
-        game = _training_game(form_field("game"))
-        if form_field("allow") not in ("1", "on", "true"):
-            raise CheckError("the photo is kept only when you allow it", field="allow")
-        try:
-            width, height = int(form_field("width") or 0), int(form_field("height") or 0)
-        except ValueError:
-            raise CheckError("the photo's size is missing", field="width") from None
-        meta: dict[str, Any] = {
-            "groups": _json_field("groups"),
-            "phase": form_field("phase"),
-            "game": game.id,
-        }
-        name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
-    except CheckError as exc:
-        return jsonify(exc.to_dict()), exc.status
-    return jsonify(
-        kept=name, count=count, message=f"Thank you: the camera will learn from this photo ({count} kept)."
-    ), 201
+        width, height = int(form_field("width") or 0), int(form_field("height") or 0)
+    except ValueError:
+        raise BadInput("the photo's size is missing", field="width") from None
+    meta: dict[str, Any] = {
+        "groups": _json_field("groups"),
+        "phase": form_field("phase"),
+        "game": game.id,
+    }
+    name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
+    message = gettext("Thank you: the camera will learn from this photo (%(count)d kept).", count=count)
+    return jsonify(kept=name, count=count, message=message), 201
 
 
-def _training_game(game_id: str | None) -> Any:
+def _training_game(game_id: str | None) -> Game:
     """The game a training photo is kept for: only a device holding its edit secret may keep photos, so that
     nobody can fill the training folder with mislabelled photos from the network."""
-    from ..access import bearer_token
-    from ..models import Game, is_game_id
-
     if not game_id:
-        raise CheckError(
+        raise Refused(
             "photos are kept for training from a game's referee page only", field="game", status=403
         )
     game = db.session.get(Game, game_id) if is_game_id(game_id) else None
     if game is None:
-        raise CheckError("there is no game with this id", field="game", status=404)
+        raise NotFound("there is no game with this id", field="game")
     if page_token(game) is None and not game.token_matches(bearer_token()):
-        raise CheckError(
+        raise Refused(
             "only a device with this game's edit link can keep photos for training", field="game", status=403
         )
     return game

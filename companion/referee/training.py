@@ -18,10 +18,11 @@ from typing import Any
 
 from flask import current_app
 
+from companion.inputs import BadInput, Refused
 from companion.rules import Card, Deck, InvalidCardError
 
 from . import camera
-from .checking import CheckError
+from .uploads import CameraMissing
 
 # Long enough that every card index stays sharper than the classifier's crop; a 12-MP original is kept at half size.
 KEEP_LONG_SIDE = 2000
@@ -44,26 +45,26 @@ def parse_confirmed(
 ) -> list[tuple[Card, tuple[float, float, float, float]]]:
     """The confirmed cards with their boxes (upright photo pixels), checked against the photo's size."""
     if not raw:
-        raise CheckError("the confirmed cards are missing", field="cards")
+        raise BadInput("the confirmed cards are missing", field="cards")
     try:
         items = json.loads(raw)
     except (ValueError, RecursionError):  # RecursionError: nested past the parser's depth
-        raise CheckError("the confirmed cards are not valid JSON", field="cards") from None
+        raise BadInput("the confirmed cards are not valid JSON", field="cards") from None
     if not isinstance(items, list) or not items:
-        raise CheckError("confirm at least one card before keeping the photo", field="cards")
+        raise BadInput("confirm at least one card before keeping the photo", field="cards")
     if len(items) > MAX_LABELLED_CARDS:
-        raise CheckError(f"at most {MAX_LABELLED_CARDS} cards can be labelled in one photo", field="cards")
+        raise BadInput(f"at most {MAX_LABELLED_CARDS} cards can be labelled in one photo", field="cards")
     out: list[tuple[Card, tuple[float, float, float, float]]] = []
     for item in items:
         if not isinstance(item, dict) or not isinstance(item.get("card"), str):
-            raise CheckError('each confirmed card is {"card": "R7", "box": [x1, y1, x2, y2]}', field="cards")
+            raise BadInput('each confirmed card is {"card": "R7", "box": [x1, y1, x2, y2]}', field="cards")
         try:
             card = Card.parse(item["card"], Deck.STANDARD)
         except InvalidCardError as exc:
-            raise CheckError(f"{exc}; the camera learns Phase 10 cards only", field="cards") from None
+            raise BadInput(f"{exc}; the camera learns Phase 10 cards only", field="cards") from None
         box = item.get("box")
         if box is None:
-            raise CheckError(
+            raise BadInput(
                 f"{card} was typed in without its place on the photo: tap the photo where its corner is, "
                 "or the photo cannot teach the camera",
                 field="cards",
@@ -78,12 +79,12 @@ def _box(box: Any, card: Card, width: int, height: int) -> tuple[float, float, f
         or len(box) != 4
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in box)
     ):
-        raise CheckError(f"the box of {card} must be four numbers [x1, y1, x2, y2]", field="cards")
+        raise BadInput(f"the box of {card} must be four numbers [x1, y1, x2, y2]", field="cards")
     x1, y1, x2, y2 = (float(v) for v in box)
     x1, x2 = max(0.0, min(x1, width)), max(0.0, min(x2, width))
     y1, y2 = max(0.0, min(y1, height)), max(0.0, min(y2, height))
     if x2 - x1 < 2 or y2 - y1 < 2:
-        raise CheckError(f"the box of {card} lies outside the photo or has no size", field="cards")
+        raise BadInput(f"the box of {card} lies outside the photo or has no size", field="cards")
     return x1, y1, x2, y2
 
 
@@ -103,11 +104,11 @@ def keep(
     try:
         decoded = camera.decode_upright(data, max_pixels=max_pixels, long_side=KEEP_LONG_SIDE)
     except camera.PhotoError as exc:
-        raise CheckError(f"this photo cannot be read: {exc}", field="photo") from None
+        raise BadInput(f"this photo cannot be read: {exc}", field="photo") from None
     except camera.CameraUnavailable as exc:
-        raise CheckError(str(exc), status=503, field="photo") from None
+        raise CameraMissing(str(exc)) from None
     if (decoded.width, decoded.height) != (width, height):
-        raise CheckError(
+        raise BadInput(
             f"the boxes were drawn on a {width}x{height} photo but this one is {decoded.width}x{decoded.height}",
             field="photo",
         )
@@ -115,14 +116,15 @@ def keep(
     root = folder()
     limit = int(current_app.config["TRAINING_MAX_PHOTOS"])
     if kept_count(root) >= limit:
-        raise CheckError(
+        # Not the request's fault: the folder is full (507) or this game has kept its share (429).
+        raise Refused(
             f"the training folder already holds {limit} photos: train with them "
             f"(phase10 train --extra-data {root}) and move them elsewhere first",
             status=507,
         )
     per_game = int(current_app.config["TRAINING_MAX_PER_GAME"])
     if kept_count(root, game_id) >= per_game:
-        raise CheckError(
+        raise Refused(
             f"this game has already kept {per_game} photos for training, the most one game may keep",
             status=429,
         )
@@ -130,7 +132,7 @@ def keep(
 
     name = f"{game_id}-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(4)
     scaled = [(card, tuple(v / decoded.scale for v in box)) for card, box in confirmed]
-    write_extra_example(root, name, decoded.image, scaled)  # type: ignore[arg-type]
+    write_extra_example(root, name, decoded.image, scaled)
     (root / "meta").mkdir(parents=True, exist_ok=True)
     record = {
         **meta,

@@ -8,7 +8,8 @@ from __future__ import annotations
 from flask import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .checking import CheckError
+from companion.inputs import BadInput, Refused
+from companion.rules.wording import reason
 
 # Room for the other fields of the form (phase, rules, confirmed cards) next to the photo itself.
 FORM_ALLOWANCE = 256 * 1024
@@ -18,12 +19,18 @@ def photo_limit() -> int:
     return int(current_app.config["PHOTO_MAX_BYTES"])
 
 
-def too_large() -> CheckError:
-    mb = photo_limit() / (1024 * 1024)
-    return CheckError(
-        f"the photo is too large: at most {mb:g} MB. Take it again at a lower resolution or send a smaller copy.",
-        status=413,
-        field="photo",
+class CameraMissing(Refused):
+    """The camera is not installed on this server, or its model is missing: 503, nothing the request can fix."""
+
+    status = 503
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="photo")
+
+
+def too_large() -> BadInput:
+    return BadInput(
+        reason("photo_too_large", megabytes=photo_limit() / (1024 * 1024)), status=413, field="photo"
     )
 
 
@@ -43,7 +50,7 @@ def form_field(name: str) -> str | None:
 
 
 def photo_bytes(required: bool = True) -> tuple[bytes, str] | None:
-    """The uploaded ``photo`` and its file name; :class:`CheckError` (413 or 400) when it cannot be used."""
+    """The uploaded ``photo`` and its file name; :class:`~companion.inputs.BadInput` (413 or 400) when it cannot be used."""
     limit_request()
     try:
         upload = request.files.get("photo")
@@ -51,11 +58,11 @@ def photo_bytes(required: bool = True) -> tuple[bytes, str] | None:
         raise too_large() from None
     if upload is None:
         if required:
-            raise CheckError("no photo was sent: choose or take a photo (field 'photo')", field="photo")
+            raise BadInput(reason("no_photo"), field="photo")
         return None
     data = upload.stream.read(photo_limit() + 1)
     if len(data) > photo_limit():
         raise too_large()
     if not data:
-        raise CheckError("the photo is empty (0 bytes): take or choose it again", field="photo")
+        raise BadInput(reason("photo_empty"), field="photo")
     return data, upload.filename or "photo"

@@ -17,8 +17,7 @@ that a phase needs a numbered card (001), so a hand of wilds only still needs on
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,11 +25,12 @@ from .cards import Card, Color, Deck, Suit
 from .grouping import group_key, resolve_phase
 from .phases import GroupKind, Phase, Requirement
 from .rulesets import RuleSet, get_ruleset
+from .splitting import key_picks, run_picks, split
+from .wording import advice_need, advice_summary
 
 __all__ = ["Advice", "GroupAdvice", "advise"]
 
 SET, RUN, COLOR, SUIT = GroupKind.SET, GroupKind.RUN, GroupKind.COLOR, GroupKind.SUIT
-_WORDS = {1: "one", 2: "two", 3: "three"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,8 @@ class GroupAdvice:
 
     ``target`` is the set's number, the colour or suit, or for a run ``(low, high)``; ``None`` when the group has
     no numbered card yet. ``wanted`` lists the numbers a run still lacks (beyond what the hand's wilds fill).
-    ``needs_natural`` says one of the missing cards has to be a numbered card.
+    ``needs_natural`` says one of the missing cards has to be a numbered card. ``need`` words what is missing
+    (:func:`~companion.rules.wording.advice_need`).
     """
 
     requirement: Requirement
@@ -48,7 +49,11 @@ class GroupAdvice:
     target: int | Color | Suit | tuple[int, int] | None
     wanted: tuple[int, ...]
     needs_natural: bool
-    need: str
+    deck: Deck
+
+    @property
+    def need(self) -> str:
+        return advice_need(self, self.deck)
 
     def to_dict(self) -> dict[str, Any]:
         target: Any = self.target
@@ -70,17 +75,22 @@ class GroupAdvice:
 @dataclass(frozen=True, slots=True)
 class Advice:
     """The best arrangement of a hand toward a phase. ``missing`` is how many more cards it takes (0: the phase
-    can be laid down now, with ``groups`` as the lay-down); ``spare`` are the hand cards no group uses."""
+    can be laid down now, with ``groups`` as the lay-down); ``spare`` are the hand cards no group uses;
+    ``summary`` says it in one line (:func:`~companion.rules.wording.advice_summary`)."""
 
     phase: Phase
     groups: tuple[GroupAdvice, ...]
     missing: int
     spare: tuple[Card, ...]
-    summary: str
+    deck: Deck
 
     @property
     def complete(self) -> bool:
         return self.missing == 0
+
+    @property
+    def summary(self) -> str:
+        return advice_summary(self)
 
     def lay_down(self) -> tuple[tuple[Card, ...], ...]:
         """The groups as they would go on the table (only a valid phase when ``complete``)."""
@@ -120,46 +130,39 @@ def advise(hand: Sequence[Card], phase: Phase | int, rules: RuleSet | None = Non
     reqs = target_phase.requirements
     naturals = sorted((c for c in hand if c.is_natural), key=lambda c: c.number or 0)
     wilds = [c for c in hand if c.is_wild]
-    order = sorted(range(len(reqs)), key=lambda i: reqs[i].kind is RUN)
-    top = rules.deck.max_rank
     per_group = rules.natural_per_group
 
-    best: list[Any] = [None, None]  # [score, picks]
-    picks: list[_Pick | None] = [None for _ in reqs]
-
-    def score() -> tuple[int, int]:
-        placed = [len(p.cards) if p else 0 for p in picks]
+    def score(picks: Sequence[_Pick]) -> tuple[int, int]:
+        placed = [len(p.cards) for p in picks]
         deficit = sum(r.size - n for r, n in zip(reqs, placed, strict=True))
         lacking = sum(n == 0 for n in placed) if per_group else int(sum(placed) == 0)
         return max(deficit - len(wilds), lacking), -sum(placed)
 
-    def place(pos: int, remaining: list[Card]) -> None:
-        i = order[pos]
-        req = reqs[i]
-        # Only the groups placed before this one count: later entries of ``picks`` hold an earlier branch.
-        earlier = [picks[j] for j in order[:pos]]
-        taken_suits = {
-            p.target for p in earlier if p is not None and req.kind is SUIT and p.target is not None
-        }
-        if pos == len(order) - 1:
-            picks[i] = _best_last(
-                req, remaining, taken_suits if target_phase.distinct_suits else set(), rules
-            )
-            s = score()
-            if best[0] is None or s < best[0]:
-                best[0], best[1] = s, list(picks)
-            return
-        later = [reqs[j].kind for j in order[pos + 1 :]]
-        for pick, left in _options(req, remaining, later, rules):
-            if target_phase.distinct_suits and req.kind is SUIT and pick.target in taken_suits:
-                continue
-            picks[i] = pick
-            place(pos + 1, left)
-        picks[i] = None
+    def taken_suits(req: Requirement, earlier: list[_Pick]) -> set[Any]:
+        if not target_phase.distinct_suits or req.kind is not SUIT:
+            return set()
+        return {p.target for p in earlier if p.target is not None}
 
-    place(0, naturals)
-    chosen: list[_Pick] = best[1]
-    return _describe(target_phase, chosen, naturals, wilds, hand, rules, top)
+    def choices(
+        index: int, cards: list[Card], later: list[GroupKind], earlier: list[_Pick]
+    ) -> Iterator[tuple[_Pick, list[Card]]]:
+        req = reqs[index]
+        banned = taken_suits(req, earlier)
+        for pick, left in _options(req, cards, later, rules):
+            if pick.target not in banned:
+                yield pick, left
+
+    def last(index: int, cards: list[Card], earlier: list[_Pick]) -> _Pick:
+        req = reqs[index]
+        return _best_last(req, cards, taken_suits(req, earlier), rules)
+
+    best: tuple[tuple[int, int], list[_Pick]] | None = None
+    for picks in split(reqs, naturals, choices, last):
+        s = score(picks)
+        if best is None or s < best[0]:
+            best = (s, list(picks))
+    assert best is not None
+    return _describe(target_phase, best[1], wilds, hand, rules)
 
 
 def _options(
@@ -170,37 +173,12 @@ def _options(
     yield _Pick([], None), list(cards)
     if req.kind is RUN:
         for window in _windows(req.size, rules):
-            in_window = set(window)
-            per_number: dict[int, dict[tuple[Any, ...], Card]] = {}
-            for c in cards:
-                if c.number in in_window:
-                    per_number.setdefault(c.number, {}).setdefault(tuple(group_key(k, c) for k in later), c)
-            choices = [[*classes.values(), None] for classes in per_number.values()]
-            for combo in itertools.product(*choices):
-                taken = [c for c in combo if c is not None]
-                if not taken:
-                    continue
-                left = list(cards)
-                for c in taken:
-                    left.remove(c)
-                yield _Pick(taken, window, window), left
+            for taken, left in run_picks(cards, later, window):
+                if taken:
+                    yield _Pick(taken, window, window), left
         return
-    by_key: dict[Any, list[Card]] = {}
-    for c in cards:
-        by_key.setdefault(group_key(req.kind, c), []).append(c)
-    for key, eligible in by_key.items():
-        classes: dict[tuple[Any, ...], list[Card]] = {}
-        for c in eligible:
-            classes.setdefault(tuple(group_key(k, c) for k in later), []).append(c)
-        groups = list(classes.values())
-        for counts in itertools.product(*[range(min(len(g), req.size), -1, -1) for g in groups]):
-            total = sum(counts)
-            if total == 0 or total > req.size:
-                continue
-            taken = [c for g, n in zip(groups, counts, strict=True) for c in g[:n]]
-            left = [c for c in cards if group_key(req.kind, c) != key]
-            left += [c for g, n in zip(groups, counts, strict=True) for c in g[n:]]
-            yield _Pick(taken, key), left
+    for key, taken, left in key_picks(req.kind, cards, later, most=req.size):
+        yield _Pick(taken, key), left
 
 
 def _windows(size: int, rules: RuleSet) -> list[tuple[int, ...]]:
@@ -236,16 +214,9 @@ def _best_last(req: Requirement, cards: list[Card], banned: set[Any], rules: Rul
 
 
 def _describe(
-    phase: Phase,
-    chosen: list[_Pick],
-    naturals: list[Card],
-    wilds: list[Card],
-    hand: Sequence[Card],
-    rules: RuleSet,
-    top: int,
+    phase: Phase, chosen: list[_Pick], wilds: list[Card], hand: Sequence[Card], rules: RuleSet
 ) -> Advice:
     reqs = phase.requirements
-    deck = rules.deck
     any_natural = any(p.cards for p in chosen)
     needs_natural = [
         not p.cards and (rules.natural_per_group or (not any_natural and i == 0))
@@ -276,104 +247,10 @@ def _describe(
         target: int | Color | Suit | tuple[int, int] | None = pick.target
         if req.kind is RUN and pick.window:
             target = (pick.window[0], pick.window[-1])
-        need = _need_words(req, target, missing, wanted, natural_needed, len(cards), deck)
-        groups.append(GroupAdvice(req, cards, missing, target, wanted, natural_needed and missing > 0, need))
+        groups.append(
+            GroupAdvice(req, cards, missing, target, wanted, natural_needed and missing > 0, rules.deck)
+        )
     spare = list(hand)
     for c in used:
         spare.remove(c)
-    missing_total = sum(g.missing for g in groups)
-    return Advice(
-        phase, tuple(groups), missing_total, tuple(spare), _summary(phase, groups, missing_total, deck)
-    )
-
-
-def _rank_words(number: int, deck: Deck) -> str:
-    if deck is Deck.PLAYING and number in (1, 11, 12, 13):
-        return {1: "ace", 11: "jack", 12: "queen", 13: "king"}[number]
-    return str(number)
-
-
-def _a(number: int, deck: Deck) -> str:
-    word = _rank_words(number, deck)
-    return f"{'an' if word[0] in 'a8' or word in ('11', '18') else 'a'} {word}"
-
-
-def _count(n: int) -> str:
-    return _WORDS.get(n, str(n))
-
-
-def _need_words(
-    req: Requirement,
-    target: Any,
-    missing: int,
-    wanted: tuple[int, ...],
-    natural_needed: bool,
-    have: int,
-    deck: Deck,
-) -> str:
-    if missing == 0:
-        return ""
-    if target is None:
-        if natural_needed and have > 0:
-            return (
-                "a numbered card" if missing == 1 else f"{_count(missing)} more cards, one of them numbered"
-            )
-        what = {
-            SET: "of one number",
-            RUN: "in a row",
-            COLOR: "of one colour",
-            SUIT: "of one suit",
-        }[req.kind]
-        return f"{_count(missing)} {'more ' if have else ''}cards {what}"
-    if req.kind is SET:
-        word = _rank_words(int(target), deck)
-        plural = "s" if missing > 1 else ""
-        return f"{_count(missing)} more {word}{plural}"
-    if req.kind is RUN:
-        return " and ".join(_a(n, deck) for n in wanted)
-    label = str(target.label)
-    if req.kind is COLOR:
-        return f"{_count(missing)} more {label} card{'s' if missing > 1 else ''}"
-    suit = label if missing > 1 else label.rstrip("s")
-    return f"{_count(missing)} more {suit}"
-
-
-def _group_text(req: Requirement, cards: Sequence[Card], deck: Deck) -> str:
-    if not cards:
-        return f"nothing toward the {req.noun}"
-    if req.kind is SET or req.kind is RUN:
-        return " ".join("W" if c.is_wild and deck is Deck.STANDARD else _short(c, deck) for c in cards)
-    return " ".join(str(c) for c in cards)
-
-
-def _short(card: Card, deck: Deck) -> str:
-    if card.is_wild:
-        return "JK"
-    assert card.number is not None
-    if deck is Deck.PLAYING:
-        return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(card.number, str(card.number))
-    return str(card.number)
-
-
-def _summary(phase: Phase, groups: list[GroupAdvice], missing: int, deck: Deck) -> str:
-    have = " and ".join(_group_text(g.requirement, g.cards, deck) for g in groups)
-    head = f"{phase.description}: have {have}"
-    if missing == 0:
-        return f"{head} — complete, it can be laid down"
-    lacking = [g for g in groups if g.need]
-    if len(lacking) == 1:
-        needs = lacking[0].need
-    else:
-        kinds = [g.requirement.kind for g in groups]
-        ordinal = {0: "first ", 1: "second ", 2: "third "}
-
-        def label(g: GroupAdvice) -> str:
-            i = groups.index(g)
-            kind = g.requirement.kind
-            nth = ordinal.get(kinds[:i].count(kind), "") if kinds.count(kind) > 1 else ""
-            return f"{nth}{ {SET: 'set', RUN: 'run', COLOR: 'colour group', SUIT: 'suit group'}[kind] }"
-
-        needs = " and ".join(f"{g.need} for the {label(g)}" for g in lacking)
-    if any(g.needs_natural for g in groups):
-        return f"{head} — need {needs} (wilds alone are no phase)"
-    return f"{head} — need {needs}, or {'a wild' if missing == 1 else 'wilds'}"
+    return Advice(phase, tuple(groups), sum(g.missing for g in groups), tuple(spare), rules.deck)

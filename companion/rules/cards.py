@@ -31,6 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from .wording import Reason, reason
+
 __all__ = [
     "Card",
     "Color",
@@ -48,11 +50,14 @@ __all__ = [
 
 
 class InvalidCardError(ValueError):
-    """A token that is not a card in the deck being used. ``token`` names the bad token."""
+    """A token that is not a card in the deck being used. ``token`` names the bad token, ``why`` says what is
+    wrong with it as a :class:`~companion.rules.wording.Reason` (its key: ``card_empty``, ``card_notation``,
+    ``card_number``, ``card_playing_notation`` or ``card_rank``)."""
 
-    def __init__(self, token: str, why: str) -> None:
-        super().__init__(f"{token!r} is not a card: {why}")
+    def __init__(self, token: str, key: str) -> None:
         self.token = token
+        self.why: Reason = reason(key, token=repr(token))
+        super().__init__(str(self.why))
 
 
 class Deck(enum.Enum):
@@ -191,7 +196,7 @@ _SKIP = Card(Kind.SKIP)
 @lru_cache(maxsize=512)
 def _parse(token: str, deck: Deck, original: str) -> Card:
     if not token:
-        raise InvalidCardError(original, "it is empty")
+        raise InvalidCardError(original, "card_empty")
     if deck is Deck.STANDARD:
         if token in ("W", "WILD"):
             return _WILDS[deck]
@@ -199,26 +204,20 @@ def _parse(token: str, deck: Deck, original: str) -> Card:
             return _SKIP
         m = _STANDARD_RE.fullmatch(token)
         if not m:
-            raise InvalidCardError(
-                original,
-                "write a colour letter R, B, G or Y and a number (R7, B12), W for Wild or S for Skip",
-            )
+            raise InvalidCardError(original, "card_notation")
         number = int(m.group(2))
         if not 1 <= number <= 12:
-            raise InvalidCardError(original, "numbers run from 1 to 12")
+            raise InvalidCardError(original, "card_number")
         return Card(Kind.NUMBER, number, Color(m.group(1)))
     if token in ("JK", "JOKER"):
         return _WILDS[deck]
     m = _PLAYING_RE.fullmatch(token)
     if not m:
-        raise InvalidCardError(
-            original,
-            "write a rank A, 2-10, J, Q or K and a suit S, H, D or C (AH, 10D, QS), or JK for a joker",
-        )
+        raise InvalidCardError(original, "card_playing_notation")
     rank_text = m.group(1)
     rank = _RANK_VALUES[rank_text] if rank_text in _RANK_VALUES else int(rank_text)
     if not 2 <= rank <= 10 and rank_text not in _RANK_VALUES:
-        raise InvalidCardError(original, "ranks are A, 2-10, J, Q and K")
+        raise InvalidCardError(original, "card_rank")
     suit = Suit(m.group(2))
     return Card(Kind.NUMBER, rank, suit.color, suit, Deck.PLAYING)
 

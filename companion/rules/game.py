@@ -62,6 +62,7 @@ from .cards import (
 )
 from .refusals import Refusal
 from .rulesets import RuleSet
+from .wording import Reason, reason
 
 __all__ = [
     "MAX_HAND_CARDS",
@@ -96,6 +97,7 @@ MAX_NAME_LENGTH = 40
 # ("deal each player 10 cards") but has no Skip to add an eleventh. MAX_HAND_CARDS is the most of any deck;
 # :func:`max_hand_cards` gives a deck's own.
 MAX_HAND_CARDS = 11
+CARDS_DEALT = 10  # to each player, with either deck (001 "Setup", 004)
 _HAND_CARDS = {Deck.STANDARD: 11, Deck.PLAYING: 10}
 
 GameStatus = Literal["in_progress", "tie_break", "finished"]
@@ -106,28 +108,31 @@ _V = TypeVar("_V")
 
 class GameSetupError(ValueError):
     """Players, names or a first dealer that make no game; the message says what to change, ``code`` which
-    :class:`~companion.rules.refusals.Refusal` it is."""
+    :class:`~companion.rules.refusals.Refusal` it is and ``why`` what it concerns."""
 
-    def __init__(self, reason: str, *, code: Refusal) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, why: Reason, *, code: Refusal) -> None:
+        self.why = why
+        self.reason = str(why)
+        super().__init__(self.reason)
         self.code = code
 
 
 class IllegalReportError(ValueError):
     """A round report that cannot have happened, or that this game cannot take.
 
-    ``reason`` is readable by a player and ``code`` (a :class:`~companion.rules.refusals.Refusal`) says which
-    refusal it is; ``player`` names the player whose entry is wrong (``None`` when the report as a whole is);
-    ``round`` is set by :func:`replay` to the number of the round that was refused, and ``reason`` then starts
-    with it for a player to read, while programs read ``round``.
+    ``code`` (a :class:`~companion.rules.refusals.Refusal`) says which refusal it is, ``why`` what it concerns
+    (:mod:`.wording` words it) and ``reason`` says it in English; ``player`` names the player whose entry is
+    wrong (``None`` when the report as a whole is); ``round`` is set by :func:`replay` to the number of the
+    round that was refused, and ``reason`` then starts with it for a player to read, while programs read
+    ``round``.
     """
 
     def __init__(
-        self, reason: str, player: str | None = None, round_number: int | None = None, *, code: Refusal
+        self, why: Reason, player: str | None = None, round_number: int | None = None, *, code: Refusal
     ) -> None:
-        super().__init__(reason)
-        self.reason = reason
+        self.why = why
+        self.reason = str(why)
+        super().__init__(self.reason)
         self.player = player
         self.round = round_number
         self.code = code
@@ -276,31 +281,19 @@ class RoundReport:
         companion.rules.game.IllegalReportError: Ben's points must be a multiple of 5: every card scores 5, 10, 15 or 25
         """
         if not isinstance(data, Mapping):
-            raise IllegalReportError(
-                "a round report must be an object with 'went_out' and 'players'", code=Refusal.REPORT_SHAPE
-            )
+            raise IllegalReportError(reason("report_not_an_object"), code=Refusal.REPORT_SHAPE)
         went_out = data.get("went_out")
         if isinstance(went_out, list | tuple):
-            raise IllegalReportError(
-                "only one player goes out in a round: name one player in 'went_out' (001 \"When you have no cards "
-                'left, the round ends for everyone")',
-                code=Refusal.TWO_WENT_OUT,
-            )
+            raise IllegalReportError(reason("went_out_list"), code=Refusal.TWO_WENT_OUT)
         if went_out is not None and not isinstance(went_out, str):
-            raise IllegalReportError(
-                "'went_out' must be the name of the player who went out", code=Refusal.REPORT_SHAPE
-            )
+            raise IllegalReportError(reason("went_out_not_a_name"), code=Refusal.REPORT_SHAPE)
         players = data.get("players")
         if not isinstance(players, Mapping) or not players:
-            raise IllegalReportError(
-                "'players' must give a report for each player of the round", code=Refusal.REPORT_SHAPE
-            )
+            raise IllegalReportError(reason("players_missing"), code=Refusal.REPORT_SHAPE)
         reports: dict[str, PlayerReport] = {}
         for name, entry in players.items():
             if not isinstance(name, str):
-                raise IllegalReportError(
-                    "each player in 'players' must be named by a string", code=Refusal.REPORT_SHAPE
-                )
+                raise IllegalReportError(reason("player_not_named"), code=Refusal.REPORT_SHAPE)
             reports[name] = _player_report_from_dict(name, entry, rules)
         report = cls(went_out or "", reports)
         validate_report(report, rules)
@@ -312,64 +305,41 @@ class RoundReport:
 
 
 def _player_report_from_dict(name: str, entry: object, rules: RuleSet) -> PlayerReport:
-    who = _shown(name)
     if not isinstance(entry, Mapping):
-        raise IllegalReportError(
-            f'{who}\'s report must be an object such as {{"laid_down": true, "points": 35}}',
-            name,
-            code=Refusal.PLAYER_REPORT_SHAPE,
-        )
+        raise _refused(Refusal.PLAYER_REPORT_SHAPE, name)
     laid_down = entry.get("laid_down")
     if not isinstance(laid_down, bool):
-        raise IllegalReportError(
-            f"say whether {who} laid down a phase ('laid_down': true or false)",
-            name,
-            code=Refusal.LAID_DOWN_MISSING,
-        )
+        raise _refused(Refusal.LAID_DOWN_MISSING, name)
     points = entry.get("points")
     if points is not None and (isinstance(points, bool) or not isinstance(points, int)):
-        raise IllegalReportError(
-            f"{who}'s points must be a whole number", name, code=Refusal.POINTS_NOT_A_NUMBER
-        )
+        raise _refused(Refusal.POINTS_NOT_A_NUMBER, name)
     phase = entry.get("phase")
     if phase is not None and (isinstance(phase, bool) or not isinstance(phase, int)):
-        raise IllegalReportError(
-            f"{who}'s phase must be a whole number", name, code=Refusal.PHASE_NOT_A_NUMBER
-        )
+        raise _refused(Refusal.PHASE_NOT_A_NUMBER, name)
     raw_cards = entry.get("cards")
     cards: tuple[Card, ...] | None = None
     if raw_cards is not None:
         if isinstance(raw_cards, str):
             raw_cards = raw_cards.replace(",", " ").split()
         if not isinstance(raw_cards, list | tuple) or not all(isinstance(t, str) for t in raw_cards):
-            raise IllegalReportError(
-                f'{who}\'s cards must be a list of cards such as ["R3", "W"]', name, code=Refusal.CARDS_SHAPE
-            )
+            raise _refused(Refusal.CARDS_SHAPE, name)
         if len(raw_cards) > max_hand_cards(rules.deck):
-            raise IllegalReportError(_too_many_cards(who, rules.deck), name, code=Refusal.TOO_MANY_CARDS)
+            raise _too_many_cards(name, rules.deck)
         try:
             cards = parse_cards(raw_cards, rules.deck)
         except InvalidCardError as err:
-            token = _shown(err.token)
-            raise IllegalReportError(
-                f"{who}'s cards: {str(err).replace(repr(err.token), repr(token))}",
-                name,
-                code=Refusal.UNKNOWN_CARD,
-            ) from None
+            card = reason(err.why.key, token=repr(_shown(err.token)))
+            raise _refused(Refusal.UNKNOWN_CARD, name, card=card) from None
     return PlayerReport(laid_down, points, cards, phase)
 
 
-def _too_many_cards(who: str, deck: Deck) -> str:
-    if deck is Deck.PLAYING:
-        return (
-            f'{who} cannot hold more than {max_hand_cards(deck)} cards at the end of a round (004: "deal each'
-            ' player 10 cards"; there is no Skip to add an eleventh)'
-        )
-    return f"{who} cannot hold more than {max_hand_cards(deck)} cards at the end of a round (ten dealt, 001)"
+def _refused(code: Refusal, name: str, **values: object) -> IllegalReportError:
+    """The refusal of one player's entry, its sentence naming the player (shortened to quote)."""
+    return IllegalReportError(reason(code, who=_shown(name), **values), name, code=code)
 
 
-def _deck_name(deck: Deck) -> str:
-    return "the Phase 10 deck" if deck is Deck.STANDARD else "a deck of playing cards"
+def _too_many_cards(name: str, deck: Deck) -> IllegalReportError:
+    return _refused(Refusal.TOO_MANY_CARDS, name, most=max_hand_cards(deck), deck=deck)
 
 
 def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = MAX_PLAYERS) -> None:
@@ -380,19 +350,14 @@ def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = 
     :func:`play_round` runs this and then checks the report against the game.
     """
     if not report.went_out:
-        raise IllegalReportError(
-            'nobody went out: a round ends when one player has no cards left (001 "When you have no cards left, '
-            'the round ends for everyone")',
-            code=Refusal.NOBODY_WENT_OUT,
-        )
+        raise IllegalReportError(reason(Refusal.NOBODY_WENT_OUT), code=Refusal.NOBODY_WENT_OUT)
     if len(report.players) > MAX_PLAYERS:
         raise IllegalReportError(
-            f'a round has at most {MAX_PLAYERS} players (001 "2-6 players")', code=Refusal.TOO_MANY_PLAYERS
+            reason(Refusal.TOO_MANY_PLAYERS, most=MAX_PLAYERS), code=Refusal.TOO_MANY_PLAYERS
         )
     if report.went_out not in report.players:
         raise IllegalReportError(
-            f"{_shown(report.went_out)} went out but has no report in this round",
-            code=Refusal.WENT_OUT_UNKNOWN,
+            reason(Refusal.WENT_OUT_UNKNOWN, who=_shown(report.went_out)), code=Refusal.WENT_OUT_UNKNOWN
         )
     for name, entry in report.players.items():
         _validate_player(name, entry, name == report.went_out, rules)
@@ -400,97 +365,57 @@ def validate_report(report: RoundReport, rules: RuleSet, players_in_game: int = 
 
 
 def _validate_player(name: str, entry: PlayerReport, went_out: bool, rules: RuleSet) -> None:
-    who = _shown(name)
     if not isinstance(entry, PlayerReport):
         raise IllegalReportError(
-            f"{who}'s report is not a player report", name, code=Refusal.PLAYER_REPORT_SHAPE
+            reason("not_a_player_report", who=_shown(name)), name, code=Refusal.PLAYER_REPORT_SHAPE
         )
     if not isinstance(entry.laid_down, bool):
-        raise IllegalReportError(
-            f"say whether {who} laid down a phase ('laid_down': true or false)",
-            name,
-            code=Refusal.LAID_DOWN_MISSING,
-        )
+        raise _refused(Refusal.LAID_DOWN_MISSING, name)
     if went_out:
         if not entry.laid_down:
-            raise IllegalReportError(
-                f"{who} went out without laying down a phase: a player can only go out after laying down "
-                '(001 "Going out")',
-                name,
-                code=Refusal.OUT_NOT_DOWN,
-            )
+            raise _refused(Refusal.OUT_NOT_DOWN, name)
         if entry.points or entry.cards:
-            raise IllegalReportError(
-                f'{who} went out, so {who} has no cards left and scores 0 (001 "The player who goes out scores '
-                'zero")',
-                name,
-                code=Refusal.OUT_WITH_POINTS,
-            )
+            raise _refused(Refusal.OUT_WITH_POINTS, name)
     else:
         _validate_hand(name, entry, rules)
     if entry.phase is not None:
         if isinstance(entry.phase, bool) or not isinstance(entry.phase, int):
-            raise IllegalReportError(
-                f"{who}'s phase must be a whole number", name, code=Refusal.PHASE_NOT_A_NUMBER
-            )
+            raise _refused(Refusal.PHASE_NOT_A_NUMBER, name)
         if not 1 <= entry.phase <= rules.last_phase:
-            raise IllegalReportError(
-                f"{who}: there is no phase {entry.phase} in this game (phases 1 to {rules.last_phase})",
-                name,
-                code=Refusal.PHASE_NOT_IN_GAME,
-            )
+            raise _refused(Refusal.PHASE_NOT_IN_GAME, name, phase=entry.phase, last=rules.last_phase)
 
 
 def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
-    who = _shown(name)
     if entry.points is not None and entry.cards is not None:
-        raise IllegalReportError(
-            f"give either {who}'s points or {who}'s cards, not both", name, code=Refusal.POINTS_AND_CARDS
-        )
+        raise _refused(Refusal.POINTS_AND_CARDS, name)
     if entry.points is None and entry.cards is None:
-        raise IllegalReportError(
-            f"{who} did not go out: give {who}'s points or the cards left in {who}'s hand",
-            name,
-            code=Refusal.POINTS_MISSING,
-        )
-    two_out = (
-        f"{who} has no cards left, which means {who} went out too; only one player goes out in a round "
-        '(001 "When you have no cards left, the round ends for everyone")'
-    )
+        raise _refused(Refusal.POINTS_MISSING, name)
     if entry.points is not None:
         points = entry.points
         if isinstance(points, bool) or not isinstance(points, int):
-            raise IllegalReportError(
-                f"{who}'s points must be a whole number", name, code=Refusal.POINTS_NOT_A_NUMBER
-            )
+            raise _refused(Refusal.POINTS_NOT_A_NUMBER, name)
         if points < 0:
-            raise IllegalReportError(
-                f"{who}'s points cannot be negative: cards left in hand add points",
-                name,
-                code=Refusal.POINTS_NEGATIVE,
-            )
+            raise _refused(Refusal.POINTS_NEGATIVE, name)
         if points == 0:
-            raise IllegalReportError(two_out, name, code=Refusal.TWO_WENT_OUT)
+            raise _refused(Refusal.TWO_WENT_OUT, name)
         if points % 5:
-            raise IllegalReportError(
-                f"{who}'s points must be a multiple of 5: every card scores 5, 10, 15 or 25",
-                name,
-                code=Refusal.POINTS_NOT_MULTIPLE,
-            )
+            raise _refused(Refusal.POINTS_NOT_MULTIPLE, name)
         limit = max_hand_points(rules.deck)
         if points > limit:
-            raise IllegalReportError(
-                f"{who}'s {points} points are more than any hand can hold: at most {limit} "
-                f"({max_hand_cards(rules.deck)} cards of {_deck_name(rules.deck)})",
+            raise _refused(
+                Refusal.POINTS_TOO_MANY,
                 name,
-                code=Refusal.POINTS_TOO_MANY,
+                points=points,
+                most=limit,
+                cards=max_hand_cards(rules.deck),
+                deck=rules.deck,
             )
     else:
         assert entry.cards is not None
         if not entry.cards:
-            raise IllegalReportError(two_out, name, code=Refusal.TWO_WENT_OUT)
+            raise _refused(Refusal.TWO_WENT_OUT, name)
         if len(entry.cards) > max_hand_cards(rules.deck):
-            raise IllegalReportError(_too_many_cards(who, rules.deck), name, code=Refusal.TOO_MANY_CARDS)
+            raise _too_many_cards(name, rules.deck)
         for card in entry.cards:
             if (
                 not isinstance(card, Card)
@@ -498,7 +423,7 @@ def _validate_hand(name: str, entry: PlayerReport, rules: RuleSet) -> None:
                 or (card.kind is Kind.SKIP and rules.deck is Deck.PLAYING)
             ):
                 raise IllegalReportError(
-                    f"{who}'s cards: {card} is not a card of {_deck_name(rules.deck)}",
+                    reason("wrong_deck_in_hand", who=_shown(name), card=card, deck=rules.deck),
                     name,
                     code=Refusal.WRONG_DECK,
                 )
@@ -521,8 +446,13 @@ def _validate_copies(report: RoundReport, rules: RuleSet, players_in_game: int) 
     for card, count in held.items():
         if count > available.get(card, 0):
             raise IllegalReportError(
-                f"{count} cards {card} are reported in hands, but {_deck_name(rules.deck)} in this game has only "
-                f"{available.get(card, 0)}",
+                reason(
+                    Refusal.TOO_MANY_COPIES,
+                    count=count,
+                    card=card,
+                    deck=rules.deck,
+                    available=available.get(card, 0),
+                ),
                 code=Refusal.TOO_MANY_COPIES,
             )
 
@@ -759,32 +689,29 @@ def new_game(names: Sequence[str], rules: RuleSet, first_dealer: int = 0) -> Gam
     companion.rules.game.GameSetupError: two players are called 'ana': give each player a different name
     """
     if isinstance(names, str) or not isinstance(names, Sequence):
-        raise GameSetupError("give the players' names as a list, in seat order", code=Refusal.NAMES_SHAPE)
+        raise GameSetupError(reason(Refusal.NAMES_SHAPE), code=Refusal.NAMES_SHAPE)
     if not isinstance(rules, RuleSet):
-        raise GameSetupError("choose a rule set", code=Refusal.NO_RULE_SET)
+        raise GameSetupError(reason(Refusal.NO_RULE_SET), code=Refusal.NO_RULE_SET)
     if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
         raise GameSetupError(
-            f"Phase 10 is played by {MIN_PLAYERS} to {MAX_PLAYERS} players (001), not {len(names)}",
+            reason(Refusal.PLAYER_COUNT, least=MIN_PLAYERS, most=MAX_PLAYERS, count=len(names)),
             code=Refusal.PLAYER_COUNT,
         )
     trimmed: list[str] = []
     seen: set[str] = set()
     for raw in names:
         if not isinstance(raw, str):
-            raise GameSetupError("each player's name must be text", code=Refusal.NAME_NOT_TEXT)
+            raise GameSetupError(reason(Refusal.NAME_NOT_TEXT), code=Refusal.NAME_NOT_TEXT)
         name = raw.strip()
         if not name:
-            raise GameSetupError("every player needs a name", code=Refusal.NAME_EMPTY)
+            raise GameSetupError(reason(Refusal.NAME_EMPTY), code=Refusal.NAME_EMPTY)
         if len(name) > MAX_NAME_LENGTH:
             raise GameSetupError(
-                f"{_shown(name)!r} is too long: a name has at most {MAX_NAME_LENGTH} characters",
+                reason(Refusal.NAME_TOO_LONG, name=_shown(name), most=MAX_NAME_LENGTH),
                 code=Refusal.NAME_TOO_LONG,
             )
         if name.casefold() in seen:
-            raise GameSetupError(
-                f"two players are called {name!r}: give each player a different name",
-                code=Refusal.NAME_REPEATED,
-            )
+            raise GameSetupError(reason(Refusal.NAME_REPEATED, name=name), code=Refusal.NAME_REPEATED)
         seen.add(name.casefold())
         trimmed.append(name)
     if (
@@ -792,10 +719,7 @@ def new_game(names: Sequence[str], rules: RuleSet, first_dealer: int = 0) -> Gam
         or not isinstance(first_dealer, int)
         or not 0 <= first_dealer < len(names)
     ):
-        raise GameSetupError(
-            f"the first dealer must be one of the {len(names)} seats (0 to {len(names) - 1})",
-            code=Refusal.DEALER,
-        )
+        raise GameSetupError(reason(Refusal.DEALER, seats=len(names)), code=Refusal.DEALER)
     players = tuple(_player_state(n, 0, (), rules, 0) for n in trimmed)
     return GameState(rules, players, first_dealer)
 
@@ -813,31 +737,19 @@ def preview(state: GameState, report: RoundReport) -> RoundResult:
     Raises :class:`IllegalReportError` exactly when :func:`play_round` would.
     """
     if state.status == "finished":
-        raise IllegalReportError(
-            f"the game is over ({state.winner} won): no more rounds can be reported", code=Refusal.GAME_OVER
-        )
+        raise IllegalReportError(reason(Refusal.GAME_OVER, winner=state.winner), code=Refusal.GAME_OVER)
     validate_report(report, state.rules, len(state.players))
     expected = state.in_next_round
     for name in report.players:
         if name not in expected:
+            shown = tuple(_shown(n) for n in expected)
             if state.status == "tie_break" and name in state.names:
-                raise IllegalReportError(
-                    f"{_shown(name)} is not in the tie-break: only {_and(expected)} replay the last phase (001)",
-                    name,
-                    code=Refusal.NOT_IN_TIE_BREAK,
-                )
-            raise IllegalReportError(
-                f"{_shown(name)} is not a player in this game: the players are {_and(expected)}",
-                name,
-                code=Refusal.NOT_A_PLAYER,
-            )
+                raise _refused(Refusal.NOT_IN_TIE_BREAK, name, players=shown)
+            raise _refused(Refusal.NOT_A_PLAYER, name, players=shown)
     for name in expected:
         if name not in report.players:
-            raise IllegalReportError(
-                f"{name}'s report is missing: every player of the round needs one",
-                name,
-                code=Refusal.PLAYER_MISSING,
-            )
+            # A seat's own name: it is never longer than a name may be.
+            raise _refused(Refusal.PLAYER_MISSING, name)
 
     tie_break = state.status == "tie_break"
     points: dict[str, int] = {}
@@ -856,37 +768,22 @@ def preview(state: GameState, report: RoundReport) -> RoundResult:
 
 def _check_phase(state: GameState, player: PlayerState, entry: PlayerReport) -> int | None:
     """The phase the player attempted this round, refusing one the player cannot be attempting."""
-    who = _shown(player.name)
     if state.rules.choose_phase and state.status != "tie_break":
         if entry.phase is None and entry.laid_down:
-            raise IllegalReportError(
-                f"say which phase {who} laid down: in Masters each player chooses the phase to attempt (000)",
-                player.name,
-                code=Refusal.PHASE_NOT_CHOSEN,
-            )
+            raise _refused(Refusal.PHASE_NOT_CHOSEN, player.name)
         if entry.phase is not None and entry.phase in player.completed:
-            raise IllegalReportError(
-                f"{who} has already completed phase {entry.phase}: in Masters a player chooses a phase not yet "
-                "completed (000)",
-                player.name,
-                code=Refusal.PHASE_ALREADY_DONE,
-            )
+            raise _refused(Refusal.PHASE_ALREADY_DONE, player.name, phase=entry.phase)
         return entry.phase
     current = _round_phase(state, player)
     if entry.phase is not None and entry.phase != current:
-        if state.status == "tie_break":
-            why = f"the tie-break replays phase {current} (001)"
-        else:
-            why = f"{who} is on phase {current}"
-        raise IllegalReportError(
-            f"{who} cannot have attempted phase {entry.phase}: {why}", player.name, code=Refusal.WRONG_PHASE
+        raise _refused(
+            Refusal.WRONG_PHASE,
+            player.name,
+            phase=entry.phase,
+            current=current,
+            tie_break=state.status == "tie_break",
         )
     return current
-
-
-def _and(names: Sequence[str]) -> str:
-    shown = [_shown(n) for n in names]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def play_round(state: GameState, report: RoundReport) -> GameState:
@@ -946,6 +843,6 @@ def replay(
             state = play_round(state, report)
         except IllegalReportError as err:
             raise IllegalReportError(
-                f"round {number}: {err.reason}", err.player, number, code=err.code
+                reason("in_round", number=number, why=err.why), err.player, number, code=err.code
             ) from None
     return state

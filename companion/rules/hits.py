@@ -27,26 +27,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from .cards import Card, Deck
+from . import wording
+from .cards import Card
 from .phases import GroupKind
-from .referee import (
-    SKIP_REASON,
-    IllegalPlayError,
-    LaidGroup,
-    make_group,
-    no_corner_text,
-    rank_text,
-    require_deck,
-)
+from .referee import SKIP, IllegalPlayError, LaidGroup, make_group, require_deck
 from .refusals import Refusal
 from .rulesets import RuleSet, get_ruleset
+from .wording import Reason, reason
 
 __all__ = ["End", "HitPlacement", "HitVerdict", "apply_hit", "check_hit"]
 
 End = Literal["low", "high"]
-NOT_DOWN_REASON = "you must lay down your own phase before you can hit"
-TOP_RULE = "a wild with no end named goes to the top"
-_TOP_RULE_CARDS = "with no end named, cards go to the top where they fit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +52,7 @@ class HitPlacement:
 
     def text(self) -> str:
         """'W as 2 (low end)', 'R7 (high end)', 'W as 4', 'G4'."""
-        word = str(self.card)
-        if self.card.is_wild and self.value is not None:
-            shown = rank_text(self.value, self.card.deck) if isinstance(self.value, int) else self.value
-            word = f"{word} as {shown}"
-        return f"{word} ({self.end} end)" if self.end else word
+        return wording.placement(self)
 
     def to_dict(self) -> dict[str, Any]:
         return {"card": str(self.card), "end": self.end, "as": self.value}
@@ -73,25 +60,33 @@ class HitPlacement:
 
 @dataclass(frozen=True, slots=True)
 class HitVerdict:
-    """The answer to a hit: ``legal``, the ``reason`` when not, and ``group``, the group after the hit (the
-    group as it was when the hit is refused). ``placed`` says, card by card in the order given, where each
-    added card went (empty when refused); ``note`` says which placement was chosen when the cards also fit
-    another way (a wild that could have gone to either end)."""
+    """The answer to a hit: ``legal``, why not (``code`` and ``why``; ``reason`` in English), and ``group``,
+    the group after the hit (the group as it was when the hit is refused). ``placed`` says, card by card in the
+    order given, where each added card went (empty when refused); ``chosen`` says which placement was chosen
+    when the cards also fit another way (a wild that could have gone to either end), ``note`` in English."""
 
     legal: bool
-    reason: str | None
+    why: Reason | None
     group: LaidGroup
     placed: tuple[HitPlacement, ...] = ()
-    note: str | None = None
+    chosen: Reason | None = None
     code: Refusal | None = None
 
     def __bool__(self) -> bool:
         return self.legal
 
     @property
+    def reason(self) -> str | None:
+        return None if self.why is None else str(self.why)
+
+    @property
+    def note(self) -> str | None:
+        return None if self.chosen is None else str(self.chosen)
+
+    @property
     def description(self) -> str:
         """Where the added cards went, in the order given: 'W as 2 (low end), R7 (high end)'."""
-        return ", ".join(p.text() for p in self.placed)
+        return wording.placements(self.placed)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -145,9 +140,9 @@ def check_hit(
     wanted = _card_ends(cards, end, ends)
     require_deck(cards, rules.deck)
     if not phase_down:
-        return HitVerdict(False, NOT_DOWN_REASON, group, code=Refusal.PHASE_NOT_DOWN)
+        return HitVerdict(False, reason(Refusal.PHASE_NOT_DOWN), group, code=Refusal.PHASE_NOT_DOWN)
     if any(c.is_skip for c in cards):
-        return HitVerdict(False, SKIP_REASON, group, code=Refusal.SKIP_IN_PHASE)
+        return HitVerdict(False, SKIP, group, code=Refusal.SKIP_IN_PHASE)
     if group.kind is GroupKind.RUN:
         return _hit_run(group, tuple(cards), wanted, rules)
     current = group
@@ -155,7 +150,7 @@ def check_hit(
         try:
             current = _add(current, card, rules)
         except IllegalPlayError as exc:
-            return HitVerdict(False, exc.reason, group, code=Refusal.DOES_NOT_FIT)
+            return HitVerdict(False, exc.why, group, code=Refusal.DOES_NOT_FIT)
     return HitVerdict(True, None, current, _placed_in(current, cards))
 
 
@@ -179,7 +174,7 @@ def apply_hit(
     """
     verdict = check_hit(group, cards, rules, end=end, ends=ends, phase_down=phase_down)
     if not verdict.legal:
-        raise IllegalPlayError(verdict.reason or "not a legal hit")
+        raise IllegalPlayError(verdict.why or reason("not_a_legal_hit"))
     return verdict.group
 
 
@@ -237,45 +232,16 @@ def _add(group: LaidGroup, card: Card, rules: RuleSet) -> LaidGroup:
             # A natural card hit onto a set of wilds only is what fixes its number.
             values = tuple(number for _ in range(len(group.cards) + 1))
             return LaidGroup(GroupKind.SET, (*group.cards, card), values)
-        assert card.number is not None
-        shown = rank_text(group.number, deck)
-        raise IllegalPlayError(
-            f"the set of {shown}s takes only {shown}s or wilds, not {_article(rank_text(card.number, deck))}"
-        )
+        raise IllegalPlayError(reason("set_takes_only", number=group.number, card=card.number, deck=deck))
     if group.kind is GroupKind.COLOR:
         if card.is_wild or group.color is None or card.color is group.color:
             color = group.color or card.color
             return LaidGroup(GroupKind.COLOR, (*group.cards, card), (*group.values, card.number), color=color)
-        assert group.color is not None and card.color is not None
-        raise IllegalPlayError(
-            f"the {group.color.label} group takes only {group.color.label} cards or wilds;"
-            f" {card} is {card.color.label}"
-        )
+        raise IllegalPlayError(reason("colour_takes_only", colour=group.color, card=card))
     if card.is_wild or group.suit is None or card.suit is group.suit:
         suit = group.suit or card.suit
         return LaidGroup(GroupKind.SUIT, (*group.cards, card), (*group.values, card.number), suit=suit)
-    assert group.suit is not None and card.suit is not None
-    raise IllegalPlayError(
-        f"the {group.suit.label} group takes only {group.suit.label} or jokers; {card} is {card.suit.label}"
-    )
-
-
-def _article(word: str) -> str:
-    """'an 8', 'an 11', 'an A', 'a 7'."""
-    return f"{'an' if word[0] in '8A' or word == '11' else 'a'} {word}"
-
-
-def _numbers_text(numbers: Sequence[int], deck: Deck) -> str:
-    words = [_article(rank_text(n, deck)) for n in numbers]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
-
-
-def _count_words(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _cards_text(cards: Sequence[Card]) -> str:
-    return " ".join(str(c) for c in cards)
+    raise IllegalPlayError(reason("suit_takes_only", suit=group.suit, card=card))
 
 
 # --------------------------------------------------------------------------------------------- runs
@@ -297,8 +263,8 @@ def _hit_run(
     if not fits:
         return HitVerdict(False, _run_refusal(group, cards, wanted, rules), group, code=Refusal.DOES_NOT_FIT)
     best = fits[0]
-    note = _choice_note(best, fits[1], cards) if len(fits) > 1 else None
-    return HitVerdict(True, None, best.group, best.placed, note)
+    chosen = _choice_note(best, fits[1], cards) if len(fits) > 1 else None
+    return HitVerdict(True, None, best.group, best.placed, chosen)
 
 
 def _run_fits(
@@ -413,42 +379,40 @@ def _place_run(
     return _RunFit((below, spread, -first), after, tuple(placed[i] for i in range(len(cards))))
 
 
-def _choice_note(best: _RunFit, other: _RunFit, cards: tuple[Card, ...]) -> str:
+def _choice_note(best: _RunFit, other: _RunFit, cards: tuple[Card, ...]) -> Reason:
     """Which placement was chosen, and one that would also have fitted."""
     differ = [i for i in range(len(cards)) if best.placed[i] != other.placed[i]]
     if not differ:
         # The added cards stand where they would anyway; only the laid wilds of a run of wilds only move.
-        chosen = ", ".join(p.text() for p in best.placed)
-        return f"{chosen} — {_TOP_RULE_CARDS}; the run's own wilds could also stand for other numbers"
-    rule = TOP_RULE if all(cards[i].is_wild for i in differ) else _TOP_RULE_CARDS
-    chosen = ", ".join(best.placed[i].text() for i in differ)
-    also = ", ".join(other.placed[i].text() for i in differ)
-    return f"{chosen} — {rule}; {also} would fit too"
+        return reason("note_own_wilds", chosen=best.placed)
+    return reason(
+        "note_also_fits",
+        chosen=tuple(best.placed[i] for i in differ),
+        other=tuple(other.placed[i] for i in differ),
+        wilds_only=all(cards[i].is_wild for i in differ),
+    )
 
 
 def _run_refusal(
     group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
-) -> str:
+) -> Reason:
     """Why no placement fits, in the words of the first rule the cards break."""
     deck = rules.deck
     top = deck.max_rank
-    text = str(group)
     laid = len(group.cards)
     if laid >= top:
-        return (
-            f"the run {text} already holds every number from {rank_text(1, deck)} to {rank_text(top, deck)}"
-        )
+        return reason("run_full", group=group.cards, deck=deck)
     if len(cards) == 1:
         try:
             _add_to_run(group, cards[0], rules, wanted[0])
         except IllegalPlayError as exc:
-            return exc.reason
+            return exc.why
     seen: dict[int, Card] = {}
     for card in cards:
         if card.number is None:
             continue
         if card.number in seen:
-            return f"a run cannot hold two {rank_text(card.number, deck)}s ({seen[card.number]} and {card})"
+            return reason("run_two_of", first=seen[card.number], second=card, deck=deck)
         seen[card.number] = card
     if group.low is not None:
         inside = set(v for v in group.values if v is not None)
@@ -457,29 +421,25 @@ def _run_refusal(
                 try:
                     _add_to_run(group, card, rules, wanted[i])
                 except IllegalPlayError as exc:
-                    return exc.reason
+                    return exc.why
     if laid + len(cards) > top:
-        return (
-            f"the run {text} can take {_count_words(top - laid, 'more card')} at most"
-            f" (a run holds at most {top} cards); these are {len(cards)}"
-        )
+        return reason("run_room", group=group.cards, count=len(cards), deck=deck)
     room = _room_refusal(group, cards, wanted, rules)
     if room:
         return room
     unnamed = tuple(None for _ in cards)
     loose = _run_fits(group, cards, unnamed, rules)
     if loose:
-        where = ", ".join(p.text() for p in loose[0].placed)
-        return f"the run {text} takes {_cards_text(cards)} only as {where}, not at the ends named"
+        return reason("not_at_ends", group=group.cards, cards=cards, placed=loose[0].placed)
     gap = _gap_refusal(group, cards, rules)
     if not rules.wrap_runs and _run_fits(group, cards, unnamed, replace(rules, wrap_runs=True)):
-        return f"{gap} ({no_corner_text(rules.deck)})"
+        return reason("gap_round_corner", gap=gap, deck=deck)
     return gap
 
 
 def _room_refusal(
     group: LaidGroup, cards: tuple[Card, ...], wanted: tuple[End | None, ...], rules: RuleSet
-) -> str | None:
+) -> Reason | None:
     """Cards named for an end of a run that stops short of the deck's first or last number."""
     if rules.wrap_runs or group.low is None or group.high is None:
         return None
@@ -497,16 +457,15 @@ def _room_refusal(
             span = range(1, group.low) if side == "low" else range(group.high + 1, top + 1)
             end_cards = [by_number.get(n, named[0]) for n in span]
             shown = (*end_cards, *group.cards) if side == "low" else (*group.cards, *end_cards)
-            return f"the run {_cards_text(shown)} has no room at the {side} end for a wild"
+            return reason("run_no_room_for_wild", group=shown, end=side)
     return None
 
 
-def _gap_refusal(group: LaidGroup, cards: tuple[Card, ...], rules: RuleSet) -> str:
+def _gap_refusal(group: LaidGroup, cards: tuple[Card, ...], rules: RuleSet) -> Reason:
     """Numbered cards too far from the run for the wilds given to bridge."""
     deck = rules.deck
     top = deck.max_rank
-    text = str(group)
-    naturals = [c for c in cards if c.number is not None]
+    naturals = tuple(c for c in cards if c.number is not None)
     wilds = len(cards) - len(naturals)
     numbers = {c.number for c in naturals}
     laid = len(group.cards)
@@ -528,22 +487,12 @@ def _gap_refusal(group: LaidGroup, cards: tuple[Card, ...], rules: RuleSet) -> s
                 break
         if best is not None:
             break
-    wild_text = (
-        "there is no wild to stand for"
-        if wilds == 0
-        else f"there {'is' if wilds == 1 else 'are'} only {_count_words(wilds, 'wild')} to stand for"
-    )
     if best is None:  # pragma: no cover - the earlier checks leave a stretch that holds them
-        return f"the run {text} cannot take {_cards_text(cards)}"
-    them = "it" if len(best) == 1 else "them"
+        return reason("cannot_take", group=group.cards, cards=cards)
     if group.low is None:
-        return (
-            f"to take {_cards_text(naturals)}, the run {text} would need"
-            f" {_count_words(len(best), 'more card')} between them; {wild_text} {them}"
-        )
-    return (
-        f"the run {text} would also need {_numbers_text(best, deck)} to take {_cards_text(naturals)};"
-        f" {wild_text} {them}"
+        return reason("wild_run_gap", group=group.cards, naturals=naturals, needed=len(best), wilds=wilds)
+    return reason(
+        "run_would_need", group=group.cards, naturals=naturals, numbers=tuple(best), wilds=wilds, deck=deck
     )
 
 
@@ -552,7 +501,6 @@ def _add_to_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -
     refusal."""
     top = rules.deck.max_rank
     deck = rules.deck
-    text = str(group)
     if group.low is None or group.high is None:
         return _add_to_wild_run(group, card, rules, end)
     low, high = group.low, group.high
@@ -567,12 +515,11 @@ def _add_to_run(group: LaidGroup, card: Card, rules: RuleSet, end: End | None) -
         if card.is_wild or card.number == value:
             return _extend(group, card, side, value)
     if card.is_wild:
-        where = f"no room at the {end} end" if end else "no room at either end"
-        raise IllegalPlayError(f"the run {text} has {where} for a wild")
-    assert card.number is not None
-    options = [rank_text(v, deck) for _, v in reversed(ends) if v is not None]
-    takes = " or ".join(_article(o) for o in options) if options else "nothing more at that end"
-    raise IllegalPlayError(f"the run {text} takes {takes}, not {_article(rank_text(card.number, deck))}")
+        raise IllegalPlayError(reason("run_no_room_for_wild", group=group.cards, end=end))
+    options = tuple(v for _, v in reversed(ends) if v is not None)
+    raise IllegalPlayError(
+        reason("run_takes", group=group.cards, options=options, card=card.number, deck=deck)
+    )
 
 
 def _extend(group: LaidGroup, card: Card, side: End, value: int) -> LaidGroup:

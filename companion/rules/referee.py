@@ -40,6 +40,8 @@ from .grouping import group_key, resolve_phase
 from .phases import GroupKind, Phase, Requirement
 from .refusals import Refusal
 from .rulesets import RuleSet, get_ruleset
+from .splitting import key_picks, run_picks, search_order, split
+from .wording import Reason, reason
 
 __all__ = [
     "IllegalPlayError",
@@ -51,23 +53,14 @@ __all__ = [
     "group_key",
     "is_valid_phase",
     "make_group",
-    "no_corner_text",
-    "rank_text",
     "require_deck",
     "resolve_phase",
     "run_span",
-    "run_text",
 ]
 
-SKIP_REASON = "a Skip can never be part of a phase"
-NATURAL_REASON = "a phase needs at least one numbered card; wilds alone are no phase"
+SKIP = reason(Refusal.SKIP_IN_PHASE)
+NO_NATURAL = reason(Refusal.NO_NATURAL)
 _UNBOUNDED = 1 << 30
-
-# 001: no wrap-around from 12 to 1 unless agreed; 004: "Ace is always low", no Q-K-A.
-_NO_CORNER = {
-    Deck.STANDARD: "runs do not wrap around unless your group plays that house rule",
-    Deck.PLAYING: "the ace is always low, so a run cannot go on from the king to the ace",
-}
 
 SET, RUN, COLOR, SUIT = GroupKind.SET, GroupKind.RUN, GroupKind.COLOR, GroupKind.SUIT
 
@@ -76,11 +69,13 @@ _STANDARD = get_ruleset()
 
 
 class IllegalPlayError(ValueError):
-    """A play the rules do not allow. ``reason`` says why in words a player understands."""
+    """A play the rules do not allow. ``why`` says why as a :class:`~companion.rules.wording.Reason`,
+    ``reason`` in English words a player understands."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, why: Reason) -> None:
+        self.why = why
+        self.reason = str(why)
+        super().__init__(self.reason)
 
 
 class InvalidGroupError(IllegalPlayError):
@@ -95,7 +90,12 @@ class InvalidGroupError(IllegalPlayError):
 
 
 class WrongDeckError(ValueError):
-    """A card from another deck than the one the rule set plays with (a joker in a standard game)."""
+    """A card from another deck than the one the rule set plays with (a joker in a standard game); ``why`` says
+    which."""
+
+    def __init__(self, why: Reason) -> None:
+        self.why = why
+        super().__init__(str(why))
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,16 +175,21 @@ class LaidGroup:
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The referee's answer; true when the lay-down is valid. ``groups`` is the arrangement in the phase's
-    requirement order (empty when invalid); ``reason`` says why not, ``code`` which refusal that is."""
+    requirement order (empty when invalid); ``code`` says which refusal it is when not valid and ``why`` what
+    it concerns (:mod:`.wording` words it; ``reason`` is the English sentence)."""
 
     valid: bool
-    reason: str | None
+    why: Reason | None = None
     groups: tuple[LaidGroup, ...] = ()
     phase: Phase | None = None
     code: Refusal | None = None
 
     def __bool__(self) -> bool:
         return self.valid
+
+    @property
+    def reason(self) -> str | None:
+        return None if self.why is None else str(self.why)
 
     def require(self) -> Verdict:
         """This verdict if valid; otherwise raises :class:`IllegalPlayError` with the reason.
@@ -196,7 +201,7 @@ class Verdict:
         companion.rules.referee.IllegalPlayError: two sets of 3 can hold only 2 numbers; these cards have 5, 8 and 9
         """
         if not self.valid:
-            raise IllegalPlayError(self.reason or "not a valid phase")
+            raise IllegalPlayError(self.why or reason("not_a_valid_phase"))
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -212,55 +217,6 @@ class Verdict:
         return out
 
 
-# --------------------------------------------------------------------------------------------- wording
-
-
-def rank_text(number: int, deck: Deck) -> str:
-    """How a number is printed on a card of this deck (A, J, Q, K for playing cards)."""
-    if deck is Deck.PLAYING:
-        return {1: "A", 11: "J", 12: "Q", 13: "K"}.get(number, str(number))
-    return str(number)
-
-
-def run_text(low: int, high: int, deck: Deck) -> str:
-    """How the numbers of a run read: '3-6', and with ranks for playing cards, '10-K', 'A-5'.
-
-    >>> run_text(3, 6, Deck.STANDARD), run_text(10, 13, Deck.PLAYING), run_text(1, 5, Deck.PLAYING)
-    ('3-6', '10-K', 'A-5')
-    """
-    return f"{rank_text(low, deck)}-{rank_text(high, deck)}"
-
-
-def no_corner_text(deck: Deck) -> str:
-    """Why a run does not turn the corner from the last number to the first, for this deck (001, 004)."""
-    return _NO_CORNER[deck]
-
-
-def _join(words: Sequence[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return f"{', '.join(words[:-1])} and {words[-1]}"
-
-
-def _cards_text(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
-def _count_words(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
-
-
-def _counted_keys(kind: GroupKind, naturals: Sequence[Card], deck: Deck) -> str:
-    """'6 red and 1 blue' for colours and suits, '5, 7 and 9' for numbers."""
-    counts: dict[Any, int] = {}
-    for c in naturals:
-        counts[group_key(kind, c)] = counts.get(group_key(kind, c), 0) + 1
-    if kind is SET or kind is RUN:
-        return _join([rank_text(k, deck) for k in sorted(counts)])
-    ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].label))
-    return _join([f"{n} {k.label}" for k, n in ordered])
-
-
 # --------------------------------------------------------------------------------------------- groups
 
 
@@ -269,9 +225,9 @@ def require_deck(cards: Iterable[Card], deck: Deck) -> None:
     for c in cards:
         if c.is_skip:
             if deck is Deck.PLAYING:
-                raise WrongDeckError("there are no Skip cards in the playing-card game")
+                raise WrongDeckError(reason("no_skip_in_playing_cards"))
         elif c.deck is not deck:
-            raise WrongDeckError(f"{c} is not a card of the {deck.value} deck")
+            raise WrongDeckError(reason(Refusal.WRONG_DECK, card=c, deck=deck))
 
 
 def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | None = None) -> LaidGroup:
@@ -298,29 +254,31 @@ def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | No
     cards = tuple(cards)
     require_deck(cards, rules.deck)
     if not cards:
-        raise InvalidGroupError("a group needs at least one card")
+        raise InvalidGroupError(reason("group_empty"))
     if any(c.is_skip for c in cards):
-        raise InvalidGroupError(SKIP_REASON)
+        raise InvalidGroupError(SKIP)
     if kind is SUIT and rules.deck is Deck.STANDARD:
-        raise InvalidGroupError(
-            "Phase 10 cards have colours, not suits; suit groups belong to the playing-card game"
-        )
+        raise InvalidGroupError(reason("no_suits"))
     if kind is RUN:
         return _make_run(cards, rules)
     naturals = [c for c in cards if c.is_natural]
     keys = {group_key(kind, c) for c in naturals}
     if len(keys) > 1:
-        text = _cards_text(cards)
         if kind is SET:
             raise InvalidGroupError(
-                f"the set {text} mixes {_counted_keys(kind, naturals, rules.deck)}; a set is cards of one number"
+                reason("set_mixes", cards=cards, naturals=tuple(naturals), deck=rules.deck)
             )
         main = max(keys, key=lambda k: (sum(group_key(kind, c) == k for c in naturals), k.label))
-        strays = [c for c in naturals if group_key(kind, c) != main]
-        noun = "colour" if kind is COLOR else "suit"
+        strays = tuple(c for c in naturals if group_key(kind, c) != main)
         raise InvalidGroupError(
-            f"the cards {text} are not all one {noun}: {_counted_keys(kind, naturals, rules.deck)}"
-            f" ({_cards_text(strays)} {'is' if len(strays) == 1 else 'are'} not {main.label})"
+            reason(
+                "not_one_colour" if kind is COLOR else "not_one_suit",
+                cards=cards,
+                naturals=tuple(naturals),
+                strays=strays,
+                main=main,
+                deck=rules.deck,
+            )
         )
     key = next(iter(keys), None)
     if kind is SET:
@@ -334,9 +292,8 @@ def make_group(kind: GroupKind | str, cards: Sequence[Card], rules: RuleSet | No
 def _make_run(cards: tuple[Card, ...], rules: RuleSet) -> LaidGroup:
     top = rules.deck.max_rank
     deck = rules.deck
-    # The text of the cards is only needed for a refusal, so it is not built for a good run.
     if len(cards) > top:
-        raise InvalidGroupError(f"a run can hold at most {top} cards; {_cards_text(cards)} has {len(cards)}")
+        raise InvalidGroupError(reason("run_too_long", cards=cards, deck=deck))
     numbered = [(i, c.number) for i, c in enumerate(cards) if c.number is not None]
     if not numbered:
         return LaidGroup(RUN, cards, tuple(None for _ in cards))
@@ -346,62 +303,44 @@ def _make_run(cards: tuple[Card, ...], rules: RuleSet) -> LaidGroup:
         expected = start + ci
         if rules.wrap_runs:
             if (expected - cv) % top:
-                shown = rank_text((expected - 1) % top + 1, deck)
                 raise InvalidGroupError(
-                    f"the run {_cards_text(cards)} is not consecutive:"
-                    f" the {rank_text(cv, deck)} stands where a {shown} belongs"
+                    reason(
+                        "run_not_consecutive",
+                        cards=cards,
+                        number=cv,
+                        belongs=(expected - 1) % top + 1,
+                        deck=deck,
+                    )
                 )
         elif cv != expected:
-            raise InvalidGroupError(_run_order_reason(_cards_text(cards), (pi, pv), (ci, cv), deck))
+            raise InvalidGroupError(_run_order_reason(cards, (pi, pv), (ci, cv), deck))
     if rules.wrap_runs:
         return LaidGroup(RUN, cards, tuple((start + i - 1) % top + 1 for i in range(len(cards))))
     bad = [start + i for i in range(len(cards)) if not 1 <= start + i <= top]
     if bad:
-        raise InvalidGroupError(_beyond_reason(_cards_text(cards), bad, deck))
+        below = sum(b < 1 for b in bad)
+        raise InvalidGroupError(
+            reason(
+                "run_beyond", cards=cards, below=below, above=len(bad) - below, numbers=tuple(bad), deck=deck
+            )
+        )
     return LaidGroup(RUN, cards, tuple(start + i for i in range(len(cards))))
 
 
-def _beyond_reason(text: str, bad: Sequence[int], deck: Deck) -> str:
-    """A run typed so that its wilds would stand below the first number or above the last."""
-    top = deck.max_rank
-    if deck is Deck.PLAYING:
-        # Playing cards have no card 0 or 14 to name, so say where the wilds would fall instead.
-        below = sum(b < 1 for b in bad)
-        sides = [
-            f"{'a wild' if n == 1 else f'{n} wilds'} {where}"
-            for n, where in ((below, "below the ace"), (len(bad) - below, "above the king"))
-            if n
-        ]
-        return (
-            f"the run {text} would need {' and '.join(sides)}; runs go from A to K, and the ace is always low"
-        )
-    return (
-        f"the run {text} would need {'a wild' if len(bad) == 1 else 'wilds'} to stand for"
-        f" {_join([str(b) for b in bad])}; runs go from 1 to {top} and do not wrap around"
-    )
-
-
-def _run_order_reason(text: str, previous: tuple[int, int], current: tuple[int, int], deck: Deck) -> str:
+def _run_order_reason(
+    cards: tuple[Card, ...], previous: tuple[int, int], current: tuple[int, int], deck: Deck
+) -> Reason:
     (pi, pv), (ci, cv) = previous, current
     expected = pv + (ci - pi)
     if cv == pv:
-        return f"a run cannot hold two {rank_text(cv, deck)}s ({text})"
+        return reason("run_repeats", cards=cards, number=cv, deck=deck)
     if cv > expected:
-        missing = [rank_text(n, deck) for n in range(expected, cv)]
-        where = missing[0] if len(missing) == 1 else f"{missing[0]} to {missing[-1]}"
-        return f"the run {text} has a gap at {where}"
+        return reason("run_gap", cards=cards, low=expected, high=cv - 1, deck=deck)
     if cv < pv and cv == (pv + ci - pi - 1) % deck.max_rank + 1:
-        corner = f"{rank_text(deck.max_rank, deck)} to {rank_text(1, deck)}"
-        return f"the run {text} goes round the corner from {corner}; {_NO_CORNER[deck]}"
+        return reason("run_round_corner", cards=cards, deck=deck)
     if cv > pv:
-        return (
-            f"in the run {text} there is no room for {_count_words(ci - pi - 1, 'wild')}"
-            f" between the {rank_text(pv, deck)} and the {rank_text(cv, deck)}"
-        )
-    return (
-        f"a run is laid in ascending order; in {text} the {rank_text(cv, deck)}"
-        f" comes after the {rank_text(pv, deck)}"
-    )
+        return reason("run_no_room_between", cards=cards, wilds=ci - pi - 1, low=pv, high=cv, deck=deck)
+    return reason("run_descending", cards=cards, number=cv, after=pv, deck=deck)
 
 
 # --------------------------------------------------------------------------------------------- phases
@@ -479,37 +418,31 @@ def is_valid_phase(
     return known
 
 
-def _invalid(reason: str, phase: Phase, code: Refusal) -> Verdict:
-    return Verdict(False, reason, (), phase, code)
+def _invalid(why: Reason, phase: Phase, code: Refusal) -> Verdict:
+    return Verdict(False, why, (), phase, code)
 
 
 def _check_grouped(groups: list[tuple[Card, ...]], phase: Phase, rules: RuleSet) -> Verdict:
     for g in groups:
         require_deck(g, rules.deck)
     if any(c.is_skip for g in groups for c in g):
-        return _invalid(SKIP_REASON, phase, Refusal.SKIP_IN_PHASE)
+        return _invalid(SKIP, phase, Refusal.SKIP_IN_PHASE)
     reqs = phase.requirements
     if not all(groups):
-        return _invalid("one of the groups has no cards", phase, Refusal.NO_CARDS)
+        return _invalid(reason("group_without_cards"), phase, Refusal.NO_CARDS)
     if len(groups) != len(reqs):
-        more = ""
-        if len(groups) > len(reqs):
-            more = "; more cards may only be added to the groups of the phase, not as a new group"
         return _invalid(
-            f"phase {phase.number} is {phase.description}: that is {_count_words(len(reqs), 'group')},"
-            f" and {_count_words(len(groups), 'group')} {'was' if len(groups) == 1 else 'were'} laid{more}",
-            phase,
-            Refusal.GROUP_COUNT,
+            reason(Refusal.GROUP_COUNT, phase=phase, laid=len(groups)), phase, Refusal.GROUP_COUNT
         )
     if not any(c.is_natural for g in groups for c in g):
-        return _invalid(NATURAL_REASON, phase, Refusal.NO_NATURAL)
-    best: tuple[int, str] | None = None
+        return _invalid(NO_NATURAL, phase, Refusal.NO_NATURAL)
+    best: tuple[int, Reason] | None = None
     for perm in itertools.permutations(range(len(groups))):
         laid: list[LaidGroup] = []
-        problems: list[str] = []
+        problems: list[Reason] = []
         for req, group_index in zip(reqs, perm, strict=True):
             problem = _group_problem(req, groups[group_index], rules, laid)
-            if problem:
+            if problem is not None:
                 problems.append(problem)
         if not problems:
             suits_problem = _distinct_suits_problem(laid, phase)
@@ -522,26 +455,28 @@ def _check_grouped(groups: list[tuple[Card, ...]], phase: Phase, rules: RuleSet)
     return _invalid(best[1], phase, Refusal.GROUP_INVALID)
 
 
-def _group_problem(req: Requirement, cards: tuple[Card, ...], rules: RuleSet, laid: list[LaidGroup]) -> str:
+def _group_problem(
+    req: Requirement, cards: tuple[Card, ...], rules: RuleSet, laid: list[LaidGroup]
+) -> Reason | None:
     try:
         group = make_group(req.kind, cards, rules)
     except InvalidGroupError as exc:
-        return exc.reason
+        return exc.why
     if len(cards) < req.size:
-        return f"a {req.noun} needs at least {req.size} cards; {_cards_text(cards)} is {len(cards)}"
+        return reason("group_too_small", requirement=req, cards=cards)
     if rules.natural_per_group and not any(c.is_natural for c in cards):
-        return f"with one numbered card per group, the {req.kind.value} {_cards_text(cards)} needs a numbered card"
+        return reason("group_needs_natural", kind=req.kind, cards=cards)
     laid.append(group)
-    return ""
+    return None
 
 
-def _distinct_suits_problem(laid: Sequence[LaidGroup], phase: Phase) -> str | None:
+def _distinct_suits_problem(laid: Sequence[LaidGroup], phase: Phase) -> Reason | None:
     if not phase.distinct_suits:
         return None
     suits = [g.suit for g in laid if g.kind is SUIT and g.suit is not None]
     if len(set(suits)) == len(suits):
         return None
-    return f"{phase.description}: both groups are {suits[0].label}; they must be of different suits"
+    return reason("same_suits", phase=phase, suit=suits[0])
 
 
 # --------------------------------------------------------------------------------------------- ungrouped
@@ -601,54 +536,58 @@ def _by_number(card: Card) -> int:
 def _solve(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> list[list[Card]] | None:
     """Split the numbered cards among the phase's groups so that the wilds can fill them, or ``None``. Exact.
 
-    Groups that compare one property (set, colour, suit) are placed first and runs last. The last group takes
-    whatever is left, so the search only branches on what the earlier groups take; within that, cards that look
-    the same to every later group are interchangeable, so only how many of each sort is enumerated. Wilds are
-    interchangeable too: a split works when the wilds needed add up to at most the wilds there are, and the
-    wilds the groups can take add up to at least that.
+    The search is :func:`.splitting.split`; here a group may take any number of cards of its key (groups may be
+    longer than the phase asks), and a split works when the wilds needed add up to at most the wilds there are,
+    and the wilds the groups can take add up to at least that (wilds are interchangeable).
     """
     reqs = phase.requirements
-    order = sorted(range(len(reqs)), key=lambda i: reqs[i].kind is RUN)
     per_group = rules.natural_per_group
     top, wrap = rules.deck.max_rank, rules.wrap_runs
-    chosen: list[list[Card]] = [[] for _ in reqs]
-    fits: list[_Fit] = [_Fit(0, 0) for _ in reqs]
 
-    def complete() -> bool:
-        if sum(f.cap for f in fits) < wilds:
-            return False
-        if phase.distinct_suits:
-            suits = [chosen[i][0].suit for i, r in enumerate(reqs) if r.kind is SUIT and chosen[i]]
-            if len(set(suits)) != len(suits):
-                return False
-        return True
+    def need(earlier: list[tuple[list[Card], _Fit]]) -> int:
+        return sum(fit.need for _, fit in earlier)
 
-    def place(pos: int, remaining: list[Card], need_so_far: int) -> bool:
-        i = order[pos]
-        req = reqs[i]
-        if pos == len(order) - 1:
-            if per_group and not remaining:
-                return False
-            fit = _fit(req.kind, req.size, remaining, top, wrap)
-            if fit is None or need_so_far + fit.need > wilds:
-                return False
-            chosen[i], fits[i] = remaining, fit
-            return complete()
-        later = [reqs[j].kind for j in order[pos + 1 :]]
-        for taken, left in _picks(req.kind, remaining, later):
+    def choices(
+        index: int, cards: list[Card], later: list[GroupKind], earlier: list[tuple[list[Card], _Fit]]
+    ) -> Iterator[tuple[tuple[list[Card], _Fit], list[Card]]]:
+        req = reqs[index]
+        so_far = need(earlier)
+        for taken, left in _picks(req.kind, cards, later):
             if per_group and not taken:
                 continue
             fit = _fit(req.kind, req.size, taken, top, wrap)
-            if fit is None or need_so_far + fit.need > wilds:
-                continue
-            chosen[i], fits[i] = taken, fit
-            if place(pos + 1, left, need_so_far + fit.need):
-                return True
-        return False
+            if fit is not None and so_far + fit.need <= wilds:
+                yield (taken, fit), left
 
-    if not place(0, sorted(naturals, key=_by_number), 0):
-        return None
-    return chosen
+    def last(
+        index: int, cards: list[Card], earlier: list[tuple[list[Card], _Fit]]
+    ) -> tuple[list[Card], _Fit] | None:
+        req = reqs[index]
+        if per_group and not cards:
+            return None
+        fit = _fit(req.kind, req.size, cards, top, wrap)
+        if fit is None or need(earlier) + fit.need > wilds:
+            return None
+        if sum(f.cap for _, f in earlier) + fit.cap < wilds:
+            return None
+        if phase.distinct_suits:
+            chosen = [*earlier, (cards, fit)]
+            suits = [
+                taken[0].suit
+                for (taken, _), r in zip(chosen, _searched(reqs), strict=True)
+                if r is SUIT and taken
+            ]
+            if len(set(suits)) != len(suits):
+                return None
+        return cards, fit
+
+    found = next(split(reqs, sorted(naturals, key=_by_number), choices, last), None)
+    return None if found is None else [taken for taken, _ in found]
+
+
+def _searched(reqs: Sequence[Requirement]) -> list[GroupKind]:
+    """The kinds of the groups in the order the search places them."""
+    return [reqs[i].kind for i in search_order(reqs)]
 
 
 def _picks(
@@ -656,38 +595,11 @@ def _picks(
 ) -> Iterator[tuple[list[Card], list[Card]]]:
     """Every choice of cards, as (taken, left), for a group of ``kind`` that is not placed last."""
     if kind is RUN:
-        yield from _run_picks(cards, later)
+        yield from run_picks(cards, later)
         return
-    by_key: dict[Any, list[Card]] = {}
-    for c in cards:
-        by_key.setdefault(group_key(kind, c), []).append(c)
-    # Largest sorts first: the usual lay-down takes all cards of one number into the set.
-    for key in sorted(by_key, key=lambda k: -len(by_key[k])):
-        others = [c for c in cards if group_key(kind, c) != key]
-        classes: dict[tuple[Any, ...], list[Card]] = {}
-        for c in by_key[key]:
-            classes.setdefault(tuple(group_key(k, c) for k in later), []).append(c)
-        sorts = list(classes.values())
-        for counts in itertools.product(*[range(len(s), -1, -1) for s in sorts]):
-            if not any(counts):
-                continue
-            taken = [c for s, n in zip(sorts, counts, strict=True) for c in s[:n]]
-            left = others + [c for s, n in zip(sorts, counts, strict=True) for c in s[n:]]
-            yield taken, left
-    yield [], list(cards)
-
-
-def _run_picks(cards: list[Card], later: list[GroupKind]) -> Iterator[tuple[list[Card], list[Card]]]:
-    by_number: dict[int | None, dict[tuple[Any, ...], Card]] = {}
-    for c in cards:
-        by_number.setdefault(c.number, {}).setdefault(tuple(group_key(k, c) for k in later), c)
-    options: list[list[Card | None]] = [[*sorts.values(), None] for sorts in by_number.values()]
-    for combo in itertools.product(*options):
-        taken = [c for c in combo if c is not None]
-        left = list(cards)
-        for c in taken:
-            left.remove(c)
+    for _key, taken, left in key_picks(kind, cards, later, largest_first=True):
         yield taken, left
+    yield [], list(cards)
 
 
 def _check_ungrouped(
@@ -698,20 +610,15 @@ def _check_ungrouped(
     if known is None:
         require_deck(cards, rules.deck)
         if any(c.is_skip for c in cards):
-            return _invalid(SKIP_REASON, phase, Refusal.SKIP_IN_PHASE)
+            return _invalid(SKIP, phase, Refusal.SKIP_IN_PHASE)
     naturals = [c for c in cards if c.is_natural]
     wilds = len(cards) - len(naturals)
     if not cards:
-        return _invalid("no cards were put down", phase, Refusal.NO_CARDS)
+        return _invalid(reason(Refusal.NO_CARDS), phase, Refusal.NO_CARDS)
     if not naturals:
-        return _invalid(NATURAL_REASON, phase, Refusal.NO_NATURAL)
+        return _invalid(NO_NATURAL, phase, Refusal.NO_NATURAL)
     if len(cards) < phase.min_cards:
-        return _invalid(
-            f"phase {phase.number} ({phase.description}) needs at least {phase.min_cards} cards;"
-            f" these are {len(cards)}",
-            phase,
-            Refusal.NOT_THE_PHASE,
-        )
+        return _invalid(reason("too_few_cards", phase=phase, count=len(cards)), phase, Refusal.NOT_THE_PHASE)
     chosen = None if known is False else _solve(naturals, wilds, phase, rules)
     if chosen is None:
         return _invalid(_explain(naturals, wilds, phase, rules), phase, Refusal.NOT_THE_PHASE)
@@ -760,7 +667,7 @@ def _build(kind: GroupKind, naturals: list[Card], wilds: int, wild: Card, rules:
     return make_group(RUN, [by_number.get(v, wild) for v in values], rules)
 
 
-def _explain(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> str:
+def _explain(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> Reason:
     """Why numbered cards and wilds that passed the simple checks make no arrangement of the phase."""
     reqs = phase.requirements
     deck = rules.deck
@@ -769,58 +676,42 @@ def _explain(naturals: list[Card], wilds: int, phase: Phase, rules: RuleSet) -> 
         if req.kind is RUN:
             return _explain_run(naturals, wilds, rules)
         if req.kind is SET:
-            return f"a set is cards of one number; these cards have {_counted_keys(SET, naturals, deck)}"
-        return f"{req.noun}: these are {_counted_keys(req.kind, naturals, deck)}"
+            return reason("not_a_set", naturals=tuple(naturals), deck=deck)
+        return reason("not_one_key", requirement=req, naturals=tuple(naturals), deck=deck)
     kinds = {r.kind for r in reqs}
     if len(kinds) == 1 and RUN not in kinds:
         kind = reqs[0].kind
         keys = {group_key(kind, c) for c in naturals}
         if len(keys) > len(reqs):
-            what = {SET: "numbers", COLOR: "colours", SUIT: "suits"}[kind]
-            return (
-                f"{phase.description} can hold only {len(reqs)} {what};"
-                f" these cards have {_counted_keys(kind, naturals, deck)}"
-            )
+            return reason("too_many_keys", phase=phase, naturals=tuple(naturals), deck=deck)
         if phase.distinct_suits and kind is SUIT and len(keys) == 1:
             (only,) = keys
-            return f"{phase.description} needs two different suits; the numbered cards are all {only.label}"
+            return reason("needs_two_suits", phase=phase, suit=only)
     if rules.natural_per_group and len(naturals) < len(reqs):
-        return f"with one numbered card per group, {phase.description} needs {len(reqs)} numbered cards"
+        return reason("needs_naturals", phase=phase)
 
     advice = advise([*naturals, *[Card.wild(deck)] * wilds], phase, rules)
     if advice.missing == 0:
-        return (
-            f"{phase.description} can be made from these cards only with {_cards_text(advice.spare)} left over;"
-            " every card put down must belong to a group of the phase"
-        )
-    left = (
-        f"; {_cards_text(advice.spare)} fit{'s' if len(advice.spare) == 1 else ''} nowhere"
-        if advice.spare
-        else ""
-    )
-    return f"this is not {advice.summary}{left}"
+        return reason("cards_left_over", phase=phase, spare=advice.spare)
+    return reason("not_yet", advice=advice, spare=advice.spare)
 
 
-def _explain_run(naturals: list[Card], wilds: int, rules: RuleSet) -> str:
+def _explain_run(naturals: list[Card], wilds: int, rules: RuleSet) -> Reason:
     deck = rules.deck
     top = deck.max_rank
     seen: dict[int, Card] = {}
     for c in naturals:
         assert c.number is not None
         if c.number in seen:
-            return f"a run cannot hold two {rank_text(c.number, deck)}s ({seen[c.number]} and {c})"
+            return reason("run_two_of", first=seen[c.number], second=c, deck=deck)
         seen[c.number] = c
     if len(naturals) + wilds > top:
-        return f"a run can hold at most {top} cards; these are {len(naturals) + wilds}"
+        return reason("run_too_many", count=len(naturals) + wilds, deck=deck)
     numbers = sorted(seen)
-    have = " ".join(rank_text(n, deck) for n in numbers)
     if not rules.wrap_runs and run_span(numbers, top, True) <= len(numbers) + wilds:
-        corner = f"{rank_text(top, deck)} to {rank_text(1, deck)}"
-        return f"the numbers {have} make a run only round the corner from {corner}; {_NO_CORNER[deck]}"
+        return reason("only_round_corner", numbers=tuple(numbers), deck=deck)
     holes = run_span(numbers, top, rules.wrap_runs) - len(numbers)
-    if rules.wrap_runs:
-        gaps = _count_words(holes, "number")
-    else:
-        gaps = _join([rank_text(n, deck) for n in range(numbers[0], numbers[-1] + 1) if n not in seen])
-    wild_text = "no wild" if wilds == 0 else f"only {_count_words(wilds, 'wild')}"
-    return f"the numbers {have} leave gaps at {gaps}, and there {'are' if wilds > 1 else 'is'} {wild_text} to fill them"
+    missing = (
+        None if rules.wrap_runs else tuple(n for n in range(numbers[0], numbers[-1] + 1) if n not in seen)
+    )
+    return reason("run_gaps", numbers=tuple(numbers), holes=missing, count=holes, wilds=wilds, deck=deck)

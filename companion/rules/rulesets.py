@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from .cards import Deck
 from .phases import DISTINCT_FLUSHES, PHASE_LISTS, Phase
+from .wording import Reason, reason
 
 __all__ = [
     "RULESETS",
@@ -30,11 +31,17 @@ __all__ = [
 ]
 
 
-class UnknownRuleSetError(ValueError):
+class _Worded(ValueError):
+    def __init__(self, why: Reason) -> None:
+        super().__init__(str(why))
+        self.why = why
+
+
+class UnknownRuleSetError(_Worded):
     """A rule set name that is not in the registry."""
 
 
-class InvalidOptionError(ValueError):
+class InvalidOptionError(_Worded):
     """A rule-set option with a value that makes no game."""
 
 
@@ -78,13 +85,16 @@ class RuleSet:
         return {n: p for n, p in full.items() if n <= self.last_phase}
 
     def phase(self, number: int) -> Phase:
-        """The phase with this number; ``ValueError`` with a readable message if it is not in play."""
+        """The phase with this number; ``ValueError`` with a readable message if it is not in play (the sentence
+        is :meth:`no_such_phase`)."""
         try:
             return self.phases[number]
         except KeyError:
-            raise ValueError(
-                f"there is no phase {number} in this game (phases 1 to {self.last_phase})"
-            ) from None
+            raise ValueError(str(self.no_such_phase(number))) from None
+
+    def no_such_phase(self, number: int) -> Reason:
+        """Why ``number`` is not a phase of this game."""
+        return reason("no_such_phase", number=number, last=self.last_phase)
 
     def options(self) -> dict[str, bool | int]:
         """The options in play; ``flushes_share_suit`` only for the playing-card deck, the only one with
@@ -124,15 +134,6 @@ def ruleset_names() -> tuple[str, ...]:
     return tuple(RULESETS)
 
 
-# 004: "Ace is always low" and, in its questions, "So I can't have a run Queen, King, Ace?" - "That's basically
-# what I just said."
-NO_WRAP_WITH_PLAYING_CARDS = (
-    'runs do not wrap around in the playing-card game: "Ace is always low", so there is no run'
-    " Queen, King, Ace (004)"
-)
-FLUSHES_NEED_PLAYING_CARDS = "flushes are a phase of the playing-card game only; Phase 10 cards have no suits"
-
-
 def get_ruleset(
     name: str = "standard",
     *,
@@ -153,19 +154,16 @@ def get_ruleset(
     try:
         base = RULESETS[name]
     except KeyError:
-        names = ", ".join(RULESETS)
-        names = " or ".join(names.rsplit(", ", 1))
-        raise UnknownRuleSetError(f"unknown rule set {name!r}: choose {names}") from None
+        raise UnknownRuleSetError(reason("unknown_rule_set", name=name, names=tuple(RULESETS))) from None
     if isinstance(last_phase, bool) or not isinstance(last_phase, int) or not 1 <= last_phase <= 10:
-        raise InvalidOptionError("the last phase must be a whole number from 1 to 10")
+        raise InvalidOptionError(reason("last_phase_range"))
     if base.choose_phase and everyone_advances:
-        raise InvalidOptionError(
-            "'everyone advances' does not combine with Masters, where players choose phases"
-        )
+        raise InvalidOptionError(reason("advances_with_masters"))
     if base.deck is Deck.PLAYING and wrap_runs:
-        raise InvalidOptionError(NO_WRAP_WITH_PLAYING_CARDS)
+        # 004: "Ace is always low" and, in its questions, "So I can't have a run Queen, King, Ace?"
+        raise InvalidOptionError(reason("no_wrap_with_playing_cards"))
     if base.deck is not Deck.PLAYING and not flushes_share_suit:
-        raise InvalidOptionError(FLUSHES_NEED_PLAYING_CARDS)
+        raise InvalidOptionError(reason("flushes_need_playing_cards"))
     phase_list = base.phase_list
     if base.deck is Deck.PLAYING and not flushes_share_suit:
         phase_list = DISTINCT_FLUSHES

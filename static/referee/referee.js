@@ -1,6 +1,7 @@
 // The photo referee page: chips for the cards, a photo with a box on each card, and the engine's verdict.
 // Every verdict comes from POST /api/check, every piece of hand advice from POST /api/advise: no rule is decided
-// in this file.
+// in this file. No sentence is built here either: the page's own come from the server in #referee-words, in the
+// page's language, and each answer brings the engine's, worded in that language, as "shown".
 (function () {
   "use strict";
   const root = document.getElementById("referee");
@@ -8,6 +9,12 @@
   root.classList.add("js");
   const $ = (id) => document.getElementById(id);
   const initial = JSON.parse($("referee-state").textContent);
+  const words = JSON.parse($("referee-words").textContent);
+  const lang = initial.lang;
+  // A text from the server with its {name} places filled in.
+  const fill = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
+  const plurals = typeof Intl !== "undefined" && Intl.PluralRules ? new Intl.PluralRules(lang) : null;
+  const counted = (forms, n) => forms[plurals ? plurals.select(n) : (n === 1 ? "one" : "other")] || forms.other;
   const catalogue = initial.catalogue;
   const mode = initial.mode;
   const game = initial.game;
@@ -37,22 +44,18 @@
   // ------------------------------------------------------------------ cards
 
   const deck = () => catalogue[rules.name].deck;
-  const RANKS = {1: "A", 11: "J", 12: "Q", 13: "K"};
   const SUIT_SIGN = {S: "♠", H: "♥", D: "♦", C: "♣"};
 
   function face(card) {
-    if (card === "W") return {cls: "c-W", text: "W", title: "Wild"};
-    if (card === "S") return {cls: "c-S", text: "S", title: "Skip"};
-    if (card === "JK") return {cls: "c-P", text: "🃏", title: "Joker"};
+    if (card === "W") return {cls: "c-W", text: "W", title: words.wild};
+    if (card === "S") return {cls: "c-S", text: "S", title: words.skip};
+    if (card === "JK") return {cls: "c-P", text: "🃏", title: words.joker};
     let m = /^([RBGY])(\d{1,2})$/.exec(card);
-    if (m) {
-      const names = {R: "red", B: "blue", G: "green", Y: "yellow"};
-      return {cls: "c-" + m[1], text: m[2], title: names[m[1]] + " " + m[2]};
-    }
+    if (m) return {cls: "c-" + m[1], text: m[2], title: fill(words.coloured[m[1]], {number: m[2]})};
     m = /^(A|J|Q|K|\d{1,2})([SHDC])$/.exec(card);
     if (m) {
       const red = m[2] === "H" || m[2] === "D";
-      return {cls: "c-P" + (red ? " red" : ""), text: m[1] + SUIT_SIGN[m[2]], title: m[1] + " of " + {S: "spades", H: "hearts", D: "diamonds", C: "clubs"}[m[2]]};
+      return {cls: "c-P" + (red ? " red" : ""), text: m[1] + SUIT_SIGN[m[2]], title: fill(words.suited[m[2]], {rank: m[1]})};
     }
     return {cls: "c-S", text: card, title: card};
   }
@@ -64,7 +67,8 @@
     el.className = "chip " + f.cls;
     el.textContent = f.text;
     el.title = f.title;
-    el.setAttribute("aria-label", f.title);
+    // A reading the camera is unsure of says so to a screen reader too, not only with its "?".
+    el.setAttribute("aria-label", !mini && unsure(chip) ? fill(words.unsure, {card: f.title}) : f.title);
     el.dataset.card = chip.card;
     if (!mini && unsure(chip)) el.classList.add("unsure");
     if (!mini && chip.typed) el.classList.add("typed");
@@ -93,11 +97,16 @@
     while (rows.length < want) rows.push([]);
   }
 
-  function rowLabel(i) {
-    if (mode === "hit") return i === 0 ? "The group on the table (in table order)" : "Cards to add";
-    if (mode === "hand") return "Your hand";
-    return "Group " + (i + 1);
+  // The words for row i: its label, its label without the note in brackets, and the row named in a sentence
+  // ("add a card to …", "Add cards to …", "Move to …").
+  function rowWords(i) {
+    const kind = mode === "hit" ? (i === 0 ? "onto" : "cards") : mode === "hand" ? "hand" : "group";
+    const out = {};
+    Object.keys(words.rows[kind]).forEach((k) => { out[k] = fill(words.rows[kind][k], {n: i + 1}); });
+    return out;
   }
+
+  function rowLabel(i) { return rowWords(i).label; }
 
   function renderRows() {
     const box = $("ref-rows");
@@ -113,7 +122,7 @@
         const drop = document.createElement("button");
         drop.type = "button";
         drop.className = "link";
-        drop.textContent = "remove group";
+        drop.textContent = words.remove_group;
         drop.addEventListener("click", () => { rows.splice(i, 1); changed(); });
         label.appendChild(drop);
       }
@@ -127,7 +136,7 @@
       add.type = "button";
       add.className = "chip add";
       add.textContent = "+";
-      add.setAttribute("aria-label", "add a card to " + rowLabel(i).toLowerCase());
+      add.setAttribute("aria-label", rowWords(i).add);
       add.addEventListener("click", () => openPicker(i, -1));
       line.appendChild(add);
       box.appendChild(line);
@@ -149,8 +158,8 @@
     const chips = photoChips();
     if (!chips.length) { status(""); return; }
     const doubtful = chips.filter(unsure).length;
-    status(chips.length + " card" + (chips.length === 1 ? "" : "s") + " found" +
-      (doubtful ? "; " + doubtful + " marked ? may be misread" : "") + ". Tap a card to correct it.");
+    status(fill(counted(words.found, chips.length), {n: chips.length}) +
+      (doubtful ? fill(words.misread, {n: doubtful}) : "") + words.tap_to_correct);
   }
 
   // ------------------------------------------------------------------ the photo
@@ -263,7 +272,7 @@
   function nextPlacing() {
     placing = toPlace.shift() || null;
     $("ref-photo").classList.toggle("placing", !!placing);
-    if (placing) status("Tap the photo on " + face(placing.card).title + "'s corner so the camera can learn it, or carry on.");
+    if (placing) status(fill(words.place_it, {card: face(placing.card).title}));
   }
 
   $("ref-boxes").addEventListener("click", (ev) => {
@@ -275,7 +284,7 @@
     placing.box = [Math.max(0, x - w / 2), Math.max(0, y - h / 2), Math.min(photo.width, x + w / 2), Math.min(photo.height, y + h / 2)];
     placing.photo = photo.id;
     nextPlacing();
-    if (!placing) status("Placed.");
+    if (!placing) status(words.placed);
     renderRows();
   });
 
@@ -307,7 +316,7 @@
     if (!file) return;
     photoSeq += 1;
     const id = photoSeq;
-    status("Preparing the photo…");
+    status(words.preparing);
     busy(true);
     shrinkPhoto(file).then((sent) => { if (id === photoSeq) sendPhoto(id, sent); });
   }
@@ -324,10 +333,11 @@
     $("ref-photo").hidden = false;
     $("ref-boxes").textContent = "";
     $("ref-keep-status").textContent = "";
-    status("Reading the cards…");
+    status(words.reading);
     const fd = new FormData();
     fd.append("photo", photo.file, photo.name);
     fd.append("rules", JSON.stringify(rules));
+    fd.append("lang", lang);
     if (mode === "hit") {
       fd.append("kind", $("ref-kind").value);
       fd.append("end", $("ref-end").value);
@@ -337,13 +347,13 @@
       fd.append("phase", String(currentPhase()));
     }
     fetch(mode === "hand" ? root.dataset.hand : api, {method: "POST", body: fd})
-      .then((r) => r.json().catch(() => ({error: "the server answered " + r.status})).then((body) => ({ok: r.ok, status: r.status, body: body})))
+      .then((r) => r.json().catch(() => ({error: fill(words.server_answered, {status: r.status})})).then((body) => ({ok: r.ok, status: r.status, body: body})))
       .then(({ok, body}) => {
         if (!photo || photo.id !== id) return;
         busy(false);
         if (body.width) { photo.width = body.width; photo.height = body.height; }
         revealPending = true;
-        if (!ok && !body.cards) { status(""); showError(body.error || "the photo could not be read"); return; }
+        if (!ok && !body.cards) { status(""); showError(errorText(body) || words.unreadable); return; }
         const found = (body.cards || []).map((c) => newChip(c.card, {box: c.box, conf: c.confidence, photo: id, typed: false}));
         const detected = (body.detected || []).map((g) => g.map((k) => found[k]));
         if (mode === "hand") {
@@ -357,10 +367,10 @@
         ensureRows();
         renderRows();
         photoStatus();
-        if (!ok) { showError(body.error); return; }
+        if (!ok) { showError(errorText(body)); return; }
         if (mode === "hand") runCheck(); else showVerdict(body);
       })
-      .catch(() => { busy(false); status(""); revealPending = true; showError("the photo could not be sent: check the connection and try again"); });
+      .catch(() => { busy(false); status(""); revealPending = true; showError(words.not_sent); });
   }
 
   ["ref-take", "ref-pick"].forEach((id) => {
@@ -371,6 +381,8 @@
   // ------------------------------------------------------------------ checking
 
   function status(text) { $("ref-status").textContent = text; }
+  // A refusal in the page's language when the server worded it so, else as the API says it.
+  function errorText(body) { return (body.shown && body.shown.error) || body.error; }
   function busy(on) { $("ref-verdict").classList.toggle("busy", on); }
 
   // After a photo the verdict is below the photo and the chips, out of sight on a phone: bring it up.
@@ -387,7 +399,7 @@
     if (mode === "hand") {
       const hand = cards(rows.flat());
       if (!hand.length) return null;
-      const body = {cards: hand};
+      const body = {cards: hand, lang: lang};
       const phase = currentPhase();
       if (phase !== null) body.phase = phase;
       // From a game the server knows the rules and, for a player, the phases still to do.
@@ -396,14 +408,14 @@
     }
     if (mode === "hit") {
       if (!rows[0].length || !rows[1].length) return null;
-      return {rules: rules, kind: $("ref-kind").value, end: $("ref-end").value || null, phase_down: $("ref-down").value === "1", onto: cards(rows[0]), cards: cards(rows[1])};
+      return {rules: rules, lang: lang, kind: $("ref-kind").value, end: $("ref-end").value || null, phase_down: $("ref-down").value === "1", onto: cards(rows[0]), cards: cards(rows[1])};
     }
     const filled = rows.filter((r) => r.length);
     if (!filled.length) return null;
     const fromPhoto = filled.some((r) => r.some((c) => !c.typed));
     // Typed in one row, the referee finds the arrangement; rows from a photo are checked as they lie.
-    if (filled.length === 1 && !fromPhoto && groupsOfPhase() > 1) return {rules: rules, phase: currentPhase(), cards: cards(filled[0])};
-    return {rules: rules, phase: currentPhase(), groups: filled.map(cards)};
+    if (filled.length === 1 && !fromPhoto && groupsOfPhase() > 1) return {rules: rules, lang: lang, phase: currentPhase(), cards: cards(filled[0])};
+    return {rules: rules, lang: lang, phase: currentPhase(), groups: filled.map(cards)};
   }
 
   function scheduleCheck() {
@@ -421,12 +433,12 @@
       .then((r) => r.json().then((b) => ({ok: r.ok, body: b})))
       .then(({ok, body: answer}) => {
         busy(false);
-        if (!ok) { showError(answer.error || "the referee could not read that"); return; }
+        if (!ok) { showError(errorText(answer) || words.not_read); return; }
         if (mode === "hand") { showAdvice(answer); return; }
         answer.arranged = "cards" in body && mode === "phase";
         showVerdict(answer);
       })
-      .catch((e) => { if (e.name !== "AbortError") { busy(false); showError("the referee could not be reached: check the connection"); } });
+      .catch((e) => { if (e.name !== "AbortError") { busy(false); showError(words.unreachable); } });
   }
 
   function hint() {
@@ -434,11 +446,7 @@
     v.textContent = "";
     const p = document.createElement("p");
     p.className = "muted";
-    p.textContent = {
-      hit: "Add the group on the table and the cards to hit with.",
-      hand: "Take a photo of your hand or tap its cards in: the best arrangement toward the phase and the cards still missing appear here.",
-      phase: "Take a photo or tap the cards in: the verdict appears here.",
-    }[mode];
+    p.textContent = words.hint[mode];
     v.appendChild(p);
     showMark(null);
   }
@@ -456,30 +464,21 @@
     reveal();
   }
 
-  function rank(n) { return deck() === "playing-cards" ? (RANKS[n] || String(n)) : String(n); }
-
-  function groupTitle(g) {
-    if (g.kind === "set") return g.number ? "Set of " + rank(g.number) + "s" : "Set of wilds";
-    if (g.kind === "run") return g.low ? "Run " + rank(g.low) + "–" + rank(g.high) : "Run of wilds";
-    if (g.kind === "color") return (g.color ? g.color[0].toUpperCase() + g.color.slice(1) : "Any colour") + " cards";
-    return (g.suit ? g.suit[0].toUpperCase() + g.suit.slice(1) : "Any suit") + " cards";
-  }
-
-  function groupItem(g) {
+  // A group of a verdict: its cards from the answer, its title and what its wilds stand for from "shown".
+  function groupItem(g, shown) {
     const li = document.createElement("li");
     const what = document.createElement("span");
     what.className = "what";
-    what.textContent = groupTitle(g);
+    what.textContent = shown.title;
     li.appendChild(what);
     const mini = document.createElement("span");
     mini.className = "mini";
     g.cards.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
     li.appendChild(mini);
-    const wilds = (g.wilds || []).filter((w) => w.as !== null && w.as !== undefined);
-    if (wilds.length) {
+    if (shown.wilds) {
       const as = document.createElement("span");
       as.className = "wild-as";
-      as.textContent = wilds.map((w) => g.cards[w.index] + " = " + (typeof w.as === "number" ? rank(w.as) : w.as)).join(", ");
+      as.textContent = shown.wilds;
       li.appendChild(as);
     }
     return li;
@@ -492,7 +491,7 @@
     const a = document.createElement("a");
     a.className = "hit-this";
     a.href = location.pathname + "?" + params.toString();
-    a.textContent = "Hit this group";
+    a.textContent = words.hit_this;
     return a;
   }
 
@@ -507,25 +506,26 @@
     v.textContent = "";
     const head = document.createElement("p");
     const text = document.createElement("p");
+    const shown = answer.shown;
     if (mode === "hit") {
       head.className = answer.legal ? "ref-ok" : "ref-bad";
-      head.textContent = answer.legal ? "✓ Legal hit" : "✗ Not legal";
+      head.textContent = answer.legal ? words.legal : words.not_legal;
       v.appendChild(head);
-      if (!answer.legal) { text.textContent = answer.reason; v.appendChild(text); }
+      if (!answer.legal) { text.textContent = shown.reason; v.appendChild(text); }
       const ul = document.createElement("ul");
-      ul.appendChild(groupItem(answer.legal ? answer.laid : answer.onto));
+      ul.appendChild(groupItem(answer.legal ? answer.laid : answer.onto, shown.group));
       v.appendChild(ul);
       showMark(null);
       return;
     }
     head.className = answer.valid ? "ref-ok" : "ref-bad";
-    head.textContent = answer.valid ? "✓ Valid: phase " + answer.phase + " (" + answer.phase_description + ")" : "✗ Not valid";
+    head.textContent = answer.valid ? fill(words.valid, {phase: answer.phase, description: shown.description}) : words.not_valid;
     v.appendChild(head);
-    if (!answer.valid) { text.textContent = answer.reason; v.appendChild(text); }
+    if (!answer.valid) { text.textContent = shown.reason; v.appendChild(text); }
     if (answer.valid) {
-      if (answer.arranged) { text.className = "muted small"; text.textContent = "Arranged by the referee:"; v.appendChild(text); }
+      if (answer.arranged) { text.className = "muted small"; text.textContent = words.arranged; v.appendChild(text); }
       const ul = document.createElement("ul");
-      answer.groups.forEach((g) => { const li = groupItem(g); li.appendChild(hitLink(g)); ul.appendChild(li); });
+      answer.groups.forEach((g, i) => { const li = groupItem(g, shown.groups[i]); li.appendChild(hitLink(g)); ul.appendChild(li); });
       v.appendChild(ul);
     }
     showMark(answer.valid ? answer : null);
@@ -543,13 +543,11 @@
 
   // ------------------------------------------------------------------ hand advice
 
-  const KIND_WORD = {set: "Set", run: "Run", color: "Colour group", suit: "Suit group"};
-
-  function adviceGroup(g) {
+  function adviceGroup(g, shown) {
     const li = document.createElement("li");
     const what = document.createElement("span");
     what.className = "what";
-    what.textContent = KIND_WORD[g.kind] + " of " + g.size;
+    what.textContent = shown.title;
     li.appendChild(what);
     const mini = document.createElement("span");
     mini.className = "mini";
@@ -557,7 +555,7 @@
     li.appendChild(mini);
     const need = document.createElement("span");
     need.className = g.missing ? "need" : "have";
-    need.textContent = g.missing ? "needs " + g.need : "✓";
+    need.textContent = g.missing ? fill(words.needs, {need: shown.need}) : "✓";
     li.appendChild(need);
     return li;
   }
@@ -565,15 +563,15 @@
   function adviceBody(a, box) {
     const summary = document.createElement("p");
     summary.className = "ref-summary";
-    summary.textContent = a.summary;
+    summary.textContent = a.shown.summary;
     box.appendChild(summary);
     const ul = document.createElement("ul");
-    a.groups.forEach((g) => ul.appendChild(adviceGroup(g)));
+    a.groups.forEach((g, i) => ul.appendChild(adviceGroup(g, a.shown.groups[i])));
     box.appendChild(ul);
     if (a.spare.length) {
       const spare = document.createElement("p");
       spare.className = "ref-spare muted small";
-      spare.textContent = "Not used: ";
+      spare.textContent = words.not_used;
       const mini = document.createElement("span");
       mini.className = "mini";
       a.spare.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
@@ -585,10 +583,10 @@
   function adviceHead(a) {
     const head = document.createElement("span");
     head.className = a.complete ? "ref-ok" : "ref-need";
-    head.textContent = (a.complete ? "✓ " : "") + "Phase " + a.phase + ": " + a.phase_description;
+    head.textContent = (a.complete ? "✓ " : "") + fill(words.phase, {phase: a.phase, description: a.shown.description});
     const count = document.createElement("span");
     count.className = "ref-missing";
-    count.textContent = a.complete ? " · can be laid down" : " · " + a.missing + " card" + (a.missing === 1 ? "" : "s") + " missing";
+    count.textContent = " · " + a.shown.missing;
     head.appendChild(count);
     return head;
   }
@@ -661,14 +659,14 @@
     const row = rows[target.row];
     const label = document.createElement("span");
     label.className = "small muted";
-    label.textContent = row.length ? rowLabel(target.row).replace(/ \(.*\)/, "") + ":" : "No cards yet";
+    label.textContent = row.length ? rowWords(target.row).short + ":" : words.no_cards_yet;
     strip.appendChild(label);
     row.forEach((c) => strip.appendChild(chipEl({card: c.card}, true)));
   }
 
   function fillPicker() {
     const chip = target.index >= 0 ? rows[target.row][target.index] : null;
-    $("ref-picker-title").textContent = chip ? "Change " + face(chip.card).title : "Add cards to " + rowLabel(target.row).toLowerCase();
+    $("ref-picker-title").textContent = chip ? fill(words.change, {card: face(chip.card).title}) : rowWords(target.row).title;
     const current = chip ? chip.card : "";
     const suits = $("ref-suits"), ranks = $("ref-ranks"), specials = $("ref-specials"), moves = $("ref-moves");
     suits.textContent = ""; ranks.textContent = ""; specials.textContent = ""; moves.textContent = "";
@@ -677,7 +675,7 @@
     const cur = suitOf(current, playing);
     if (!pickedSuit || suitKeys.indexOf(pickedSuit) < 0) pickedSuit = cur ? cur.suit : suitKeys[0];
     suitKeys.forEach((s) => {
-      const label = playing ? SUIT_SIGN[s] : {R: "Red", B: "Blue", G: "Green", Y: "Yellow"}[s];
+      const label = playing ? SUIT_SIGN[s] : words.colours[s];
       const cls = playing ? (s === "H" || s === "D" ? "s-red" : "") : "c-" + s;
       suits.appendChild(pickButton(label, cls, () => { pickedSuit = s; fillPicker(); }, s === pickedSuit));
     });
@@ -687,7 +685,7 @@
       const card = playing ? r + pickedSuit : pickedSuit + r;
       ranks.appendChild(pickButton(r, "", () => setCard(card), card === current && cur !== null && r === cur.rank));
     });
-    (playing ? [["JK", "Joker"]] : [["W", "Wild"], ["S", "Skip"]]).forEach(([card, label]) => {
+    (playing ? [["JK", words.joker]] : [["W", words.wild], ["S", words.skip]]).forEach(([card, label]) => {
       specials.appendChild(pickButton(label, "", () => setCard(card), card === current));
     });
     fillAdded();
@@ -695,14 +693,14 @@
     $("ref-undo").hidden = chip !== null || !target.added.length;
     const next = $("ref-next");
     next.hidden = chip !== null || target.row >= rows.length - 1;
-    next.textContent = mode === "hit" ? "Cards to add ▶" : "Next group ▶";
+    next.textContent = mode === "hit" ? words.to_add_next : words.next_group;
     if (!chip) return;
     const row = rows[target.row];
-    if (target.index > 0) moves.appendChild(pickButton("◀ Earlier", "", () => { swap(-1); }));
-    if (target.index < row.length - 1) moves.appendChild(pickButton("Later ▶", "", () => { swap(1); }));
+    if (target.index > 0) moves.appendChild(pickButton(words.earlier, "", () => { swap(-1); }));
+    if (target.index < row.length - 1) moves.appendChild(pickButton(words.later, "", () => { swap(1); }));
     rows.forEach((_, k) => {
       if (k === target.row) return;
-      moves.appendChild(pickButton("Move to " + rowLabel(k).replace(/ \(.*\)/, "").toLowerCase(), "", () => {
+      moves.appendChild(pickButton(rowWords(k).move, "", () => {
         const [moved] = rows[target.row].splice(target.index, 1);
         rows[k].push(moved);
         target = null;
@@ -711,7 +709,7 @@
       }));
     });
     if (mode === "phase" && row.length > 1) {
-      moves.appendChild(pickButton("Move to a new group", "", () => {
+      moves.appendChild(pickButton(words.new_group, "", () => {
         const [moved] = rows[target.row].splice(target.index, 1);
         rows.push([moved]);
         target = null;
@@ -790,7 +788,7 @@
     const allow = $("ref-allow").checked;
     $("ref-keep-button").disabled = !allow || unplaced.length > 0;
     if (unplaced.length) {
-      $("ref-keep-status").textContent = unplaced.map((c) => c.card).join(" ") + (unplaced.length === 1 ? " has" : " have") + " no place on the photo yet: tap " + (unplaced.length === 1 ? "it" : "each") + ", then tap the photo where its corner is.";
+      $("ref-keep-status").textContent = fill(counted(words.unplaced, unplaced.length), {n: unplaced.map((c) => c.card).join(" ")});
     }
   }
 
@@ -808,16 +806,16 @@
     fd.append("groups", JSON.stringify(rows.map((r) => r.map((c) => c.card))));
     fd.append("phase", mode === "phase" ? String(currentPhase()) : "");
     const out = $("ref-keep-status");
-    out.textContent = "Keeping the photo…";
+    out.textContent = words.keeping;
     $("ref-keep-button").disabled = true;
     fetch(root.dataset.keep, {method: "POST", body: fd, headers: {"X-CSRFToken": root.dataset.csrf}})
-      .then((r) => r.json().catch(() => ({error: "the server refused it (" + r.status + "); reload the page and try again"})))
+      .then((r) => r.json().catch(() => ({error: fill(words.refused, {status: r.status})})))
       .then((body) => {
-        out.textContent = body.error ? "Not kept: " + body.error : body.message;
+        out.textContent = body.error ? fill(words.not_kept, {error: errorText(body)}) : body.message;
         $("ref-allow").checked = false;
         updateKeep();
       })
-      .catch(() => { out.textContent = "Not kept: the server could not be reached."; updateKeep(); });
+      .catch(() => { out.textContent = words.not_kept_offline; updateKeep(); });
   });
 
   // ------------------------------------------------------------------ set-up
@@ -830,17 +828,17 @@
     rules = {name: rulesSel.value, wrap_runs: !!(wrap && wrap.checked)};
     if (before !== rules.name && catalogue[before].deck !== catalogue[rules.name].deck) {
       rows = [];
-      status("Another deck: the cards were cleared.");
+      status(words.deck_changed);
     }
     if (phaseSel) {
       const keep = phaseSel.value;
       phaseSel.textContent = "";
       const each = mode === "hand" && catalogue[rules.name].choose_phase;
-      if (each) phaseSel.appendChild(new Option("Every phase", ""));
+      if (each) phaseSel.appendChild(new Option(words.every_phase, ""));
       Object.entries(catalogue[rules.name].phases).forEach(([n, p]) => {
         const o = document.createElement("option");
         o.value = n;
-        o.textContent = n + ": " + p.description;
+        o.textContent = fill(words.phase_option, {phase: n, description: p.description});
         phaseSel.appendChild(o);
       });
       if (catalogue[rules.name].phases[keep] || (each && keep === "")) phaseSel.value = keep;
@@ -855,7 +853,7 @@
     if (mode === "hit") {
       const kind = $("ref-kind");
       const has = Array.from(kind.options).some((o) => o.value === "suit");
-      if (deck() === "playing-cards" && !has) kind.add(new Option("One suit", "suit"));
+      if (deck() === "playing-cards" && !has) kind.add(new Option(words.one_suit, "suit"));
       if (deck() !== "playing-cards" && has) kind.remove(Array.from(kind.options).findIndex((o) => o.value === "suit"));
     }
   }

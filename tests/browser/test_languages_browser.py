@@ -1,7 +1,8 @@
 """The score keeper in Romanian and German, in a real Chromium at a phone's size (390×844): a Romanian phone
 creates a game and enters a round in Romanian, its scripts speaking Romanian too (dealer names, the counters'
 note, the outbox); a German phone follows the table in German, with local times in German; the switcher
-changes the language without script and the choice sticks. Screenshots go to test-artifacts/languages/."""
+changes the language without script and the choice sticks; the referee's script shows the engine's verdicts in
+the page's language. Screenshots go to test-artifacts/languages/."""
 
 from __future__ import annotations
 
@@ -23,8 +24,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "languages"
 
 pytestmark = score_keeper.MARKS
 
-# Words of the English pages that must not be left over on a translated one. The referee's box on the table
-# (templates/referee/) is worded separately and left out of the check.
+# Words of the English pages that must not be left over on a translated one.
 ENGLISH = (
     "Round",
     "Enter round",
@@ -67,7 +67,7 @@ def phone(browser, locale: str, timezone: str):
 
 
 def visible_text(page) -> str:
-    parts = page.locator("header, main > :not(.ref-table), footer").all_inner_texts()
+    parts = page.locator("header, main > *, footer").all_inner_texts()
     return "\n".join(p for p in parts if p)  # an SVG has no inner text
 
 
@@ -199,3 +199,24 @@ def test_a_german_phone_follows_the_table_in_german_and_switches_language(base_u
     shot(follower, "de-03-switched-to-english")
     context.close()
     scorer.close()
+
+
+def test_the_referee_page_shows_the_engines_verdicts_in_the_pages_language(base_url, browser):
+    context = phone(browser, "de-DE", "Europe/Berlin")
+    page = context.new_page()
+    page.goto(f"{base_url}/referee/?phase=2&cards=R7+B7+G7+|+G3+Y4+W+B7")
+    verdict = page.locator("#ref-verdict")
+    page.wait_for_selector("#ref-verdict .ref-bad")
+    assert "✗ Nicht gültig" in verdict.inner_text()
+    assert "die Folge G3 Y4 W B7 hat eine Lücke bei 6" in verdict.inner_text()
+    assert page.locator(".ref-row-label").first.inner_text().startswith("Gruppe 1")
+    # Tapping the right card in asks the referee again; the answer is drawn in German from its "shown" words.
+    page.locator('.ref-row[data-row="1"] .chip[data-card="B7"]').click()
+    page.locator("#ref-picker .ref-suits button", has_text="Blau").click()
+    page.locator("#ref-picker #ref-ranks").get_by_role("button", name="6", exact=True).click()
+    page.wait_for_selector("#ref-verdict .ref-ok")
+    text = verdict.inner_text()
+    assert "✓ Gültig: Phase 2 (ein 3er-Satz und eine 4er-Folge)" in text and "Folge 3–6" in text
+    assert "Satz aus 7" in text and "An diese Gruppe anlegen" in text
+    shot(page, "referee-de")
+    context.close()

@@ -531,7 +531,7 @@ def test_000_hand_tab_tapped_in_masters_shows_the_closest_phase_first(base_url, 
     assert page.locator("#ref-phase").input_value() == ""
     add_cards(page, 0, hand)
     rules = get_ruleset("masters")
-    expected = advice_toward(parse_cards(hand), tuple(rules.phases), rules)
+    expected = [a.to_dict() for a in advice_toward(parse_cards(hand), tuple(rules.phases), rules)]
     first = page.locator("#ref-verdict .ref-advice").first
     # Each card added asked again: wait for the answer to the whole hand.
     expect(first.locator(".ref-summary")).to_have_text(expected[0]["summary"])
@@ -563,7 +563,10 @@ def test_hand_tab_from_a_photo_in_a_game_shows_what_the_players_phase_still_need
         page.goto(f"{base}/referee/?mode=hand&game={game['id']}&player=Ben")
         page.set_input_files("#ref-pick", str(photo))
         expect(page.locator('.ref-row[data-row="0"] .chip:not(.add)')).to_have_count(8)
-        assert page.locator('.ref-row[data-row="0"] .chip.unsure').count() == 1
+        doubtful = page.locator('.ref-row[data-row="0"] .chip.unsure')
+        assert doubtful.count() == 1
+        # The "?" is spoken too: a screen reader hears that the camera was unsure and the card to check.
+        assert doubtful.get_attribute("aria-label") == "blue 8, the camera is not sure of it: check it"
         page.wait_for_selector("#ref-verdict .ref-advice")
         expect(page.locator("#ref-verdict")).to_be_in_viewport()
         read = "R7 B7 G3 Y4 W B8 S R11"

@@ -102,9 +102,12 @@ def test_001_the_player_who_went_out_scores_zero(game: GameState, entry: dict[st
     # 001: "The player who goes out scores zero."
     err = refused(game, body(Ana=entry))
     assert err.player == "Ana" and "scores 0" in err.reason
-    # Saying so explicitly is fine.
-    for zero in ({"laid_down": True, "points": 0}, {"laid_down": True, "cards": []}):
-        assert play_round(game, RoundReport.from_dict(body(Ana=zero), STANDARD)).player("Ana").total == 0
+
+
+@pytest.mark.parametrize("zero", [{"laid_down": True, "points": 0}, {"laid_down": True, "cards": []}])
+def test_001_the_player_who_went_out_may_say_so_with_zero(game: GameState, zero: dict[str, object]) -> None:
+    # 001: "The player who goes out scores zero": saying so explicitly is fine.
+    assert play_round(game, RoundReport.from_dict(body(Ana=zero), STANDARD)).player("Ana").total == 0
 
 
 @pytest.mark.parametrize("points", [3, 12, 37, 101])
@@ -173,11 +176,12 @@ def test_004_more_packs_for_more_players_allow_more_copies() -> None:
     assert "13 cards JK are reported in hands" in refused(six, {"went_out": "A", "players": entries}).reason
 
 
+@pytest.mark.parametrize("card", ["JK", "AS"])
 @pytest.mark.parametrize(
     ("players", "jokers", "aces"), [(2, 4, 2), (3, 8, 4), (4, 8, 4), (5, 12, 6), (6, 12, 6)]
 )
 def test_004_a_card_has_as_many_copies_as_the_packs_for_the_number_of_players(
-    players: int, jokers: int, aces: int
+    players: int, jokers: int, aces: int, card: str
 ) -> None:
     # 004: "For every 2 players you will need: 2 Standard 52 card decks + 4 jokers. So for 4 players you need: 4
     # Standard decks + 8 jokers": a lot per two players, a whole lot more for an odd player out.
@@ -194,10 +198,10 @@ def test_004_a_card_has_as_many_copies_as_the_packs_for_the_number_of_players(
             entries[seat] = {"laid_down": False, "cards": [*entry.get("cards", []), card]}
         return {"went_out": "P0", "players": entries}
 
-    for card, copies in (("JK", jokers), ("AS", aces)):
-        assert play_round(game, RoundReport.from_dict(hands(card, copies), PLAYING)).round_number == 2
-        err = refused(game, hands(card, copies + 1))
-        assert f"{copies + 1} cards {card} are reported" in err.reason and f"has only {copies}" in err.reason
+    copies = jokers if card == "JK" else aces
+    assert play_round(game, RoundReport.from_dict(hands(card, copies), PLAYING)).round_number == 2
+    err = refused(game, hands(card, copies + 1))
+    assert f"{copies + 1} cards {card} are reported" in err.reason and f"has only {copies}" in err.reason
 
 
 def test_004_a_playing_card_hand_holds_at_most_10_cards() -> None:

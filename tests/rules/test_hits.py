@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from companion.rules.cards import Card, Color, Deck, Suit, parse_cards
-from companion.rules.hits import TOP_RULE, apply_hit, check_hit
+from companion.rules.hits import apply_hit, check_hit
 from companion.rules.phases import GroupKind
 from companion.rules.referee import IllegalPlayError, InvalidGroupError, LaidGroup, WrongDeckError, make_group
 from companion.rules.rulesets import RuleSet, get_ruleset
@@ -18,6 +18,8 @@ from companion.rules.rulesets import RuleSet, get_ruleset
 STANDARD = get_ruleset("standard")
 PLAYING = get_ruleset("playing-cards")
 WRAP = get_ruleset("standard", wrap_runs=True)
+# How a note names the rule for a wild with no end named (companion.rules.wording, "note_also_fits").
+TOP_RULE = "a wild with no end named goes to the top"
 
 
 def group(kind: GroupKind, text: str, rules=STANDARD):
@@ -97,11 +99,19 @@ def test_001_a_card_that_continues_the_number_order_can_be_added_to_either_end_o
     assert hit(g, "Y12").group.values == (9, 10, 11, 12)
 
 
-def test_cross_run_9_10_11_takes_8_and_12_not_7_or_3():
-    g = group(GroupKind.RUN, "R9 B10 G11")
-    assert hit(g, "Y8 R12").legal
-    assert hit(g, "R7").reason == "the run R9 B10 G11 takes an 8 or a 12, not a 7"
-    assert hit(g, "R3").reason == "the run R9 B10 G11 takes an 8 or a 12, not a 3"
+def test_cross_run_9_10_11_takes_8_and_12():
+    assert hit(group(GroupKind.RUN, "R9 B10 G11"), "Y8 R12").legal
+
+
+@pytest.mark.parametrize(
+    ("card", "reason"),
+    [
+        ("R7", "the run R9 B10 G11 takes an 8 or a 12, not a 7"),
+        ("R3", "the run R9 B10 G11 takes an 8 or a 12, not a 3"),
+    ],
+)
+def test_cross_run_9_10_11_takes_no_7_or_3(card, reason):
+    assert hit(group(GroupKind.RUN, "R9 B10 G11"), card).reason == reason
 
 
 def test_001_runs_stay_inside_1_to_12_when_hit():
@@ -118,12 +128,17 @@ def test_001_a_card_of_the_right_color_can_be_added_to_a_color_phase():
     assert hit(group(GroupKind.COLOR, "B1 B2 B3 B5 B8 B8 B12"), "B7").legal
 
 
-def test_001_a_wild_card_can_be_added_anywhere_it_fits_or_at_the_end_the_player_names():
+@pytest.mark.parametrize(
+    ("cards", "end", "values"),
+    [("W", None, (3, 4, 5, 6)), ("W", "low", (2, 3, 4, 5)), ("W W", "low", (1, 2, 3, 4, 5))],
+)
+def test_001_a_wild_card_can_be_added_anywhere_it_fits_or_at_the_end_the_player_names(cards, end, values):
     # 001: "A Wild card can be added anywhere it fits."
+    assert hit(group(GroupKind.RUN, "R3 B4 G5"), cards, end=end).group.values == values
+
+
+def test_001_a_wild_named_for_an_end_without_room_is_refused():
     g = group(GroupKind.RUN, "R3 B4 G5")
-    assert hit(g, "W").group.values == (3, 4, 5, 6)
-    assert hit(g, "W", end="low").group.values == (2, 3, 4, 5)
-    assert hit(g, "W W", end="low").group.values == (1, 2, 3, 4, 5)
     assert hit(g, "W W W", end="low").reason == "the run W W R3 B4 G5 has no room at the low end for a wild"
 
 
@@ -153,10 +168,16 @@ def test_004_ace_low_a_run_j_q_k_takes_a_10_not_an_ace():
     assert hit(g, "AC", PLAYING).reason == "the run JS QH KD takes a 10, not an A"
 
 
-def test_a_group_of_wilds_only_takes_its_number_from_the_first_numbered_card():
-    assert hit(group(GroupKind.SET, "W W W"), "R6").group.values == (6, 6, 6, 6)
-    assert hit(group(GroupKind.RUN, "W W W"), "R6").group.values == (3, 4, 5, 6)
-    assert hit(group(GroupKind.RUN, "W W W"), "R2").group.values == (2, 3, 4, 5)
+@pytest.mark.parametrize(
+    ("kind", "card", "values"),
+    [
+        (GroupKind.SET, "R6", (6, 6, 6, 6)),
+        (GroupKind.RUN, "R6", (3, 4, 5, 6)),
+        (GroupKind.RUN, "R2", (2, 3, 4, 5)),
+    ],
+)
+def test_a_group_of_wilds_only_takes_its_number_from_the_first_numbered_card(kind, card, values):
+    assert hit(group(kind, "W W W"), card).group.values == values
 
 
 def test_hit_verdict_to_dict_is_json_ready():
@@ -166,16 +187,22 @@ def test_hit_verdict_to_dict_is_json_ready():
     assert data["group"] == ["Y8", "R9", "B10", "G11", "R12"]
 
 
+@pytest.mark.parametrize(
+    ("cards", "named", "match"),
+    [
+        ("Y4", {"end": "middle"}, "end"),
+        ("Y4 W", {"ends": ["low"]}, "one end"),
+        ("Y4 W", {"ends": {2: "low"}}, "card 2"),
+        ("Y4 W", {"ends": {1: "top"}}, "not 'top'"),
+    ],
+)
+def test_bad_ends_raise_value_errors(cards, named, match):
+    with pytest.raises(ValueError, match=match):
+        hit(group(GroupKind.SET, "R4 B4 G4"), cards, **named)
+
+
 def test_bad_hit_input_raises_value_errors():
     g = group(GroupKind.SET, "R4 B4 G4")
-    with pytest.raises(ValueError, match="end"):
-        hit(g, "Y4", end="middle")
-    with pytest.raises(ValueError, match="one end"):
-        hit(g, "Y4 W", ends=["low"])
-    with pytest.raises(ValueError, match="card 2"):
-        hit(g, "Y4 W", ends={2: "low"})
-    with pytest.raises(ValueError, match="not 'top'"):
-        hit(g, "Y4 W", ends={1: "top"})
     with pytest.raises(ValueError, match="at least one card"):
         check_hit(g, (), STANDARD)
     with pytest.raises(WrongDeckError):
@@ -185,13 +212,16 @@ def test_bad_hit_input_raises_value_errors():
 # --------------------------------------------------------------------------------------------- a hit as a set
 
 
-def test_000_the_cards_of_a_hit_are_judged_together_in_any_order():
+@pytest.mark.parametrize("order", list(itertools.permutations(["R2", "B7", "G8"])))
+def test_000_the_cards_of_a_hit_are_judged_together_in_any_order(order):
     # 000: "A player may add a '2' to a player's existing run of '3', '4', '5', '6' - the player may also add a
     # '7', and an '8' to this run": the three go on together, however they are typed.
+    v = hit(group(GroupKind.RUN, "G3 G4 G5 G6"), " ".join(order))
+    assert v.legal and v.group.values == (2, 3, 4, 5, 6, 7, 8) and v.note is None
+
+
+def test_000_cards_typed_high_first_go_on_in_number_order():
     g = group(GroupKind.RUN, "G3 G4 G5 G6")
-    for order in itertools.permutations(["R2", "B7", "G8"]):
-        v = hit(g, " ".join(order))
-        assert v.legal and v.group.values == (2, 3, 4, 5, 6, 7, 8) and v.note is None
     v = hit(g, "R8 R7")
     assert str(v.group) == "G3 G4 G5 G6 R7 R8" and v.description == "R8 (high end), R7 (high end)"
 

@@ -6,6 +6,8 @@ import copy
 import csv
 import io
 
+import pytest
+
 from .conftest import WORKED_EXAMPLE, snapshot
 
 
@@ -44,9 +46,9 @@ def test_create_game_answers_201_with_id_and_edit_token(client):
     assert response.headers["Location"].endswith(response.json["id"])
 
 
-def test_create_game_refusals_are_400_with_a_reason(client, app):
-    before = snapshot(app)
-    cases = [
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
         ({"players": ["Ana"]}, "2 to 6"),
         ({"players": ["Ana", "ana"]}, "different name"),
         ({"players": "Ana, Ben"}, "list"),
@@ -57,11 +59,13 @@ def test_create_game_refusals_are_400_with_a_reason(client, app):
         ({"players": ["Ana", "Ben"], "first_dealer": 2}, "first dealer"),
         ({"players": ["Ana", "Ben\x00"]}, "control characters"),
         ([1, 2], "object"),
-    ]
-    for body, reason in cases:
-        response = client.post("/api/games", json=body)
-        assert response.status_code == 400, body
-        assert reason.lower() in response.json["error"].lower(), (body, response.json)
+    ],
+)
+def test_create_game_refusals_are_400_with_a_reason(client, app, body, reason):
+    before = snapshot(app)
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400, body
+    assert reason.lower() in response.json["error"].lower(), (body, response.json)
     assert snapshot(app) == before
 
 
@@ -90,18 +94,21 @@ def test_writes_without_the_edit_token_are_403(api_game, client, app):
     assert snapshot(app) == before
 
 
-def test_unknown_game_is_404_json(client):
-    for method, url in [
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
         ("get", "/api/games/nope"),
         ("post", "/api/games/nope/rounds"),
         ("get", "/api/games/nope/export.csv"),
         ("get", "/api/games/nope/export.json"),
         ("delete", "/api/games/nope/rounds/1"),
         ("get", "/api/nothing-here"),
-    ]:
-        response = getattr(client, method)(url, json={})
-        assert response.status_code == 404, url
-        assert "error" in response.json
+    ],
+)
+def test_unknown_game_is_404_json(client, method, url):
+    response = getattr(client, method)(url, json={})
+    assert response.status_code == 404, url
+    assert "error" in response.json
 
 
 def test_engine_refusals_are_400_naming_the_player(api_game, app):
@@ -125,13 +132,18 @@ def test_engine_refusals_are_400_naming_the_player(api_game, app):
     assert snapshot(app) == before
 
 
-def test_bad_bodies_get_json_errors(api_game, client):
+@pytest.mark.parametrize("data", [b"{not json", b"", b"\xff\xfe", b"[]", b'"text"', b"null"])
+def test_bad_bodies_get_json_errors(api_game, client, data):
     game = api_game()
     url = f"/api/games/{game.id}/rounds"
-    for data in (b"{not json", b"", b"\xff\xfe", b"[]", b'"text"', b"null"):
-        response = client.post(url, data=data, headers={**game.auth, "Content-Type": "application/json"})
-        assert response.status_code == 400, data
-        assert "error" in response.json
+    response = client.post(url, data=data, headers={**game.auth, "Content-Type": "application/json"})
+    assert response.status_code == 400, data
+    assert "error" in response.json
+
+
+def test_too_large_bodies_and_wrong_methods_get_json_errors(api_game, client):
+    game = api_game()
+    url = f"/api/games/{game.id}/rounds"
     huge = client.post(
         url, data=b"x" * (300 * 1024), headers={**game.auth, "Content-Type": "application/json"}
     )

@@ -3,6 +3,7 @@ redirect stays on this site; phases worded in each language; every catalogue com
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -324,3 +325,147 @@ def test_an_edit_secret_in_a_path_is_never_written_back(client, api_game):
     refused = client.get(f"/games/{game.id}/access/not-the-secret-{game.token[:4]}")
     assert refused.status_code == 403
     assert "not-the-secret" not in refused.get_data(as_text=True)
+
+
+# --------------------------------------------------------------------------------------------- the referee
+
+GAP = "phase=2&cards=R7+B7+G7+|+G3+Y4+R6+B7"
+
+
+@pytest.mark.parametrize(
+    ("lang", "texts"),
+    [
+        (
+            "en",
+            (
+                "Check a phase",
+                "✗ Not valid",
+                "the run G3 Y4 R6 B7 has a gap at 5",
+                "2: one set of 3 and one run",
+            ),
+        ),
+        (
+            "ro",
+            (
+                "Verifică o fază",
+                "✗ Nu este valid",
+                "șirul G3 Y4 R6 B7 are un gol la 5",
+                "2: un set de 3 și un șir",
+            ),
+        ),
+        (
+            "de",
+            (
+                "Phase prüfen",
+                "✗ Nicht gültig",
+                "die Folge G3 Y4 R6 B7 hat eine Lücke bei 5",
+                "2: ein 3er-Satz und",
+            ),
+        ),
+    ],
+)
+def test_the_referee_page_and_the_engines_reasons_in_each_language(client, lang, texts):
+    page = client.get(f"/referee/?{GAP}", headers={"Accept-Language": lang}).get_data(as_text=True)
+    assert _html_lang(page) == lang
+    for text in texts:
+        assert text in page, (lang, text)
+
+
+def test_a_valid_lay_down_is_titled_in_the_pages_language(client):
+    page = client.get(
+        "/referee/?phase=2&cards=R7+B7+G7+|+W+R4+R5+R6", headers={"Accept-Language": "ro"}
+    ).get_data(as_text=True)
+    assert "✓ Valid: faza 2 (un set de 3 și un șir de 4)" in page and "Șir 3–6" in page and "W = 3" in page
+
+
+def test_the_referee_api_reason_stays_english_and_a_page_gets_its_own_language_beside_it(client):
+    body = {"phase": 2, "groups": [["R7", "B7", "G7"], ["G3", "Y4", "R6", "B7"]]}
+    plain = client.post("/api/check", json=body).json
+    assert plain["reason"] == "the run G3 Y4 R6 B7 has a gap at 5" and "shown" not in plain
+    german = client.post("/api/check", json={**body, "lang": "de"}).json
+    assert german["reason"] == plain["reason"] and german["code"] == plain["code"] == "group_invalid"
+    assert german["shown"] == {
+        "reason": "die Folge G3 Y4 R6 B7 hat eine Lücke bei 5",
+        "description": "ein 3er-Satz und eine 4er-Folge",
+        "groups": [],
+    }
+    hit = client.post(
+        "/api/check", json={"kind": "run", "onto": "W R4 R5 R6", "cards": "W R7", "lang": "ro"}
+    ).json
+    assert hit["note"].startswith("W as 8 (high end)") and hit["shown"]["note"].startswith(
+        "W ca 8 (capătul de sus)"
+    )
+    assert hit["shown"]["group"]["title"] == "Șir 3–8"
+
+
+def test_a_refusal_keeps_its_english_error_and_shows_a_page_its_own_language(client):
+    refused = client.post("/api/check", json={"phase": 1, "cards": ["R13"], "lang": "ro"})
+    assert (
+        refused.status_code == 400
+        and refused.json["code"] == "bad_input"
+        and refused.json["field"] == "cards"
+    )
+    assert refused.json["error"] == "'R13' is not a card: numbers run from 1 to 12"
+    assert refused.json["shown"] == {"error": "'R13' nu este o carte: numerele merg de la 1 la 12"}
+    plain = client.post("/api/check", json={"phase": 1, "cards": ["R13"]}).json
+    assert "shown" not in plain and plain["error"] == refused.json["error"]
+
+
+def test_hand_advice_in_the_pages_language(client):
+    body = {"phase": 1, "cards": ["R5", "B5", "W", "G8", "Y8", "R11"], "lang": "de"}
+    advice = client.post("/api/advise", json=body).json
+    assert advice["summary"] == "two sets of 3: have 5 5 W and 8 8 — need one more 8, or a wild"
+    assert (
+        advice["shown"]["summary"]
+        == "zwei 3er-Sätze: du hast 5 5 W und 8 8 — du brauchst noch eine 8 oder einen Joker"
+    )
+    assert (
+        advice["shown"]["missing"] == "1 Karte fehlt"
+        and advice["shown"]["groups"][1]["need"] == "noch eine 8"
+    )
+
+
+def test_the_referee_script_gets_its_words_from_the_page(client):
+    page = client.get("/referee/?mode=hit", headers={"Accept-Language": "ro"}).get_data(as_text=True)
+    match = re.search(r'<script type="application/json" id="referee-words">(.*?)</script>', page, re.S)
+    assert match
+    words = json.loads(match.group(1))
+    assert words["legal"] == "✓ Adăugare permisă" and words["rows"]["onto"]["label"].startswith(
+        "Grupul de pe masă"
+    )
+    # One text per plural form of Romanian, for Intl.PluralRules to pick from.
+    assert set(words["found"]) == {"one", "few", "other"} and words["found"]["one"] == "{n} carte găsită"
+    state = re.search(r'<script type="application/json" id="referee-state">(.*?)</script>', page, re.S)
+    assert state and json.loads(state.group(1))["lang"] == "ro"
+
+
+def test_a_refusal_a_page_does_not_catch_is_answered_with_the_error_page_in_its_language(database):
+    from companion.inputs import BadInput
+    from companion.rules.wording import reason
+
+    app = make_app(database)
+
+    @app.get("/refused-here")
+    def refused_here() -> str:
+        raise BadInput(reason("skip_in_phase"))
+
+    page = app.test_client().get("/refused-here", headers={"Accept-Language": "de"})
+    assert page.status_code == 400
+    assert "eine Aussetzen-Karte kann nie Teil einer Phase sein" in page.get_data(as_text=True)
+
+
+def test_the_engines_reasons_on_the_round_form_are_in_the_pages_language(client):
+    """A round the engine refuses (001 "Going out": only a player who laid down can go out) shows its reason
+    beside the player in the page's language: the engine gives a code and its values, the page the words."""
+    table = _new_game(client)
+    data = {"round": "1", "went_out": "Ana", "p0_points": "10", "p1_points": "15", "save": "1"}
+    english = client.post(table + "/round", data=data).get_data(as_text=True)
+    romanian = client.post(table + "/round", data=data, headers={"Accept-Language": "ro"})
+    text = romanian.get_data(as_text=True)
+    assert "Ana went out without laying down a phase" in english
+    assert romanian.status_code == 400
+    assert "Ana a închis fără să etaleze o fază" in text and "went out without" not in text
+    assert client.get(table, headers={"Accept-Language": "ro"}).status_code == 200  # and nothing was saved:
+    assert "Runda 1" not in client.get(table + "/history", headers={"Accept-Language": "ro"}).get_data(
+        as_text=True
+    )
