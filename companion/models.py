@@ -14,7 +14,7 @@ import hmac
 import re
 import secrets
 import unicodedata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import JSON, ForeignKey, Index, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
@@ -22,6 +22,15 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from companion.rules.game import MAX_NAME_LENGTH as NAME_MAX
 
 from .extensions import db
+
+if TYPE_CHECKING:
+    # db.Model is made at run time from the declarative base (with Flask-SQLAlchemy's query and bind helpers);
+    # to the type checker it is that base, so the mapped columns below are checked as SQLAlchemy 2.0 types.
+    from .extensions import Base
+
+    Model = Base
+else:
+    Model = db.Model
 
 
 def utcnow() -> dt.datetime:
@@ -53,7 +62,7 @@ def token_matches(token_hash: str, token: str | None) -> bool:
     return bool(token) and hmac.compare_digest(token_hash, hash_token(token or ""))
 
 
-class Player(db.Model):  # type: ignore[name-defined,misc]
+class Player(Model):
     __tablename__ = "players"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -70,7 +79,7 @@ class Player(db.Model):  # type: ignore[name-defined,misc]
         return unicodedata.normalize("NFC", unicodedata.normalize("NFC", name).casefold())
 
 
-class Game(db.Model):  # type: ignore[name-defined,misc]
+class Game(Model):
     __tablename__ = "games"
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True, default=new_game_id)
@@ -106,7 +115,7 @@ class Game(db.Model):  # type: ignore[name-defined,misc]
         return token_matches(self.edit_token_hash, token)
 
 
-class GamePlayer(db.Model):  # type: ignore[name-defined,misc]
+class GamePlayer(Model):
     __tablename__ = "game_players"
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
@@ -123,7 +132,7 @@ class GamePlayer(db.Model):  # type: ignore[name-defined,misc]
     __table_args__ = (UniqueConstraint("game_id", "player_id", name="uq_game_players_player"),)
 
 
-class Round(db.Model):  # type: ignore[name-defined,misc]
+class Round(Model):
     __tablename__ = "rounds"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -136,6 +145,10 @@ class Round(db.Model):  # type: ignore[name-defined,misc]
     # The Idempotency-Key of the request (or the one-time token of the form) that saved this round, so that the
     # same request sent again -- a retry on bad Wi-Fi, a form resubmitted after Back -- never saves it twice.
     idempotency_key: Mapped[str | None] = mapped_column(String(64), default=None)
+    # How the round form's tap counters stood for each player, {"Ben": {"low": 2, "high": 1, "skip": 1}}, so
+    # that an edit reopens with the same counters. The report keeps only the total (a counter is a kind of
+    # card, not a card); a report changed elsewhere since is recognised by its total no longer matching.
+    counters: Mapped[dict[str, dict[str, int]] | None] = mapped_column(JSON, default=None)
 
     game: Mapped[Game] = relationship(back_populates="rounds")
 
@@ -145,7 +158,7 @@ class Round(db.Model):  # type: ignore[name-defined,misc]
     )
 
 
-class AuditEntry(db.Model):  # type: ignore[name-defined,misc]
+class AuditEntry(Model):
     __tablename__ = "audit_entries"
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -74,6 +74,7 @@
 
   form.addEventListener("submit", function (e) {
     var button = e.submitter;
+    if (e.defaultPrevented) return;  // round.js found a fault to fix first
     if (!button || button.name !== "save" || !window.p10Outbox) return;  // Preview posts as usual
     e.preventDefault();
     keep();

@@ -5,9 +5,25 @@
   "use strict";
   const boxes = document.querySelectorAll("[data-hand-photo]");
   if (!boxes.length || !window.fetch || !window.FormData) return;
-  // Below this confidence (detector score x classifier probability) a card is marked "?" for the player to
-  // check: the referee page marks its cards the same way.
+  // Below this confidence (detector score x classifier probability: the API's "confidence" of each card) the
+  // camera may have the colour or the number wrong, and the card is marked "?" for the player to check. The
+  // referee page marks its cards at the same threshold.
   const UNSURE = 0.5;
+  const doubt = (chip) => chip.conf !== null && chip.conf !== undefined && chip.conf < UNSURE;
+
+  // The words are the page's, in its language (#hand-photo-words); counted ones come in one form per plural
+  // category, for Intl.PluralRules to pick from.
+  let words = {};
+  try { words = JSON.parse(document.getElementById("hand-photo-words").textContent); } catch (e) { /* English below */ }
+  const fill = (text, values) => Object.keys(values || {}).reduce((t, k) => t.split("{" + k + "}").join(String(values[k])), text);
+  const say = (key, fallback, values) => fill(typeof words[key] === "string" ? words[key] : fallback, values);
+  let plurals = null;
+  try { plurals = new Intl.PluralRules(document.documentElement.lang || undefined); } catch (e) { /* one/other */ }
+  function countedText(key, n, one, other) {
+    const forms = words[key] || {};
+    const category = plurals ? plurals.select(n) : (n === 1 ? "one" : "other");
+    return fill(forms[category] || forms.other || (n === 1 ? one : other), {n: n});
+  }
   // A phone photo is shrunk before it is sent, as on the referee page: the camera reads the cards as well from
   // this size, and a few hundred kilobytes cross a busy Wi-Fi where several megabytes stall.
   const LONG_SIDE = 1600;
@@ -35,13 +51,13 @@
     }).catch(() => original);
   }
 
-  const COLOURS = {R: "Red", B: "Blue", G: "Green", Y: "Yellow"};
+  const COLOURS = Object.assign({R: "Red", B: "Blue", G: "Green", Y: "Yellow"}, words.colours || {});
+  const CARDS = Object.assign({R: "red {n}", B: "blue {n}", G: "green {n}", Y: "yellow {n}", W: "Wild", S: "Skip"}, words.cards || {});
 
   function face(card) {
-    if (card === "W") return {cls: "c-W", text: "W", title: "Wild"};
-    if (card === "S") return {cls: "c-S", text: "S", title: "Skip"};
+    if (card === "W" || card === "S") return {cls: "c-" + card, text: card, title: CARDS[card]};
     const m = /^([RBGY])(\d{1,2})$/.exec(card);
-    if (m) return {cls: "c-" + m[1], text: m[2], title: COLOURS[m[1]].toLowerCase() + " " + m[2]};
+    if (m) return {cls: "c-" + m[1], text: m[2], title: fill(CARDS[m[1]], {n: m[2]})};
     return {cls: "c-S", text: card, title: card};
   }
 
@@ -59,8 +75,8 @@
   specials.className = "hp-specials";
   const actions = document.createElement("div");
   actions.className = "hp-actions";
-  const removeButton = button("Remove", "button danger hp-remove", () => { const done = picking; picker.close(); if (done) done.remove(); });
-  const doneButton = button("Done", "button primary hp-done", () => picker.close());
+  const removeButton = button(say("remove", "Remove"), "button danger hp-remove", () => { const done = picking; picker.close(); if (done) done.remove(); });
+  const doneButton = button(say("done", "Done"), "button primary hp-done", () => picker.close());
   actions.append(removeButton, doneButton);
   picker.append(title, suits, ranks, specials, actions);
   document.body.appendChild(picker);
@@ -81,7 +97,9 @@
   function fillPicker() {
     const current = picking.current;
     const m = /^([RBGY])(\d{1,2})$/.exec(current || "");
-    title.textContent = current ? "Change " + face(current).title : "Add the cards the camera missed";
+    title.textContent = current
+      ? say("change", "Change {card}", {card: face(current).title})
+      : say("missed", "Add the cards the camera missed");
     suits.textContent = ""; ranks.textContent = ""; specials.textContent = "";
     Object.keys(COLOURS).forEach((s) => {
       suits.appendChild(button(COLOURS[s], "hp-pick c-" + s, () => { suit = s; fillPicker(); }, s === suit));
@@ -91,8 +109,8 @@
       const card = suit + n;
       ranks.appendChild(button(String(n), "hp-pick", () => choose(card), !!m && card === current));
     }
-    [["W", "Wild"], ["S", "Skip"]].forEach(([card, label]) => {
-      specials.appendChild(button(label, "hp-pick", () => choose(card), card === current));
+    ["W", "S"].forEach((card) => {
+      specials.appendChild(button(CARDS[card], "hp-pick", () => choose(card), card === current));
     });
     removeButton.hidden = !current;
   }
@@ -113,6 +131,9 @@
     if (typeof picker.showModal === "function") picker.showModal(); else picker.setAttribute("open", "");
   }
 
+  const pointsText = (n) => countedText("points", n, "{n} point", "{n} points");
+  const cardsText = (n) => countedText("read", n, "{n} card read", "{n} cards read");
+
   // ------------------------------------------------------------------ one player's hand
 
   function setUp(box) {
@@ -129,7 +150,10 @@
     let counted = null;   // the server's count of the chips as they stand
     let seq = 0;
 
-    function say(text) { status.textContent = text; }
+    function tell(text) { status.textContent = text; }
+    function withText(body) {
+      return Object.assign({}, body, {pointsText: pointsText(body.points)});
+    }
 
     function counterLabel(key) {
       const input = field(key);
@@ -156,9 +180,15 @@
         }));
         el.title = f.title;
         el.dataset.card = chip.card;
-        const doubt = chip.conf !== null && chip.conf !== undefined && chip.conf < UNSURE;
-        el.setAttribute("aria-label", f.title + (doubt ? ", may be misread" : ""));
-        if (doubt) el.classList.add("unsure");
+        el.setAttribute("aria-label", doubt(chip) ? say("unsure", "{card}, the camera is not sure of it: check it", {card: f.title}) : f.title);
+        if (doubt(chip)) {
+          el.classList.add("unsure");
+          const mark = document.createElement("span");
+          mark.className = "hp-doubt";
+          mark.setAttribute("aria-hidden", "true");
+          mark.textContent = "?";
+          el.appendChild(mark);
+        }
         el.dataset.index = String(k);
         chipsBox.appendChild(el);
       });
@@ -167,16 +197,16 @@
         adding: true,
         pick: (card) => { chips.push({card: card, conf: null}); changed(); },
       }));
-      add.setAttribute("aria-label", "add a card to " + name + "'s hand");
+      add.setAttribute("aria-label", say("add", "add a card to {name}'s hand", {name: name}));
       chipsBox.appendChild(add);
       showCount();
     }
 
     function showCount() {
       use.disabled = !counted;
-      if (!counted) { countLine.textContent = "Counting…"; return; }
+      if (!counted) { countLine.textContent = say("counting", "Counting…"); return; }
       const parts = counterKeys().filter((k) => counted.buckets[k]).map((k) => counterLabel(k) + " × " + counted.buckets[k]);
-      countLine.textContent = (parts.length ? parts.join(" · ") + " = " : "") + counted.points + " points" + (counted.note ? ". " + counted.note : "");
+      countLine.textContent = (parts.length ? parts.join(" · ") + " = " : "") + counted.pointsText + (counted.note ? ". " + counted.note : "");
     }
 
     // Every change asks the server again, so the counters and the points stay the engine's.
@@ -188,36 +218,36 @@
         .then((r) => r.json().then((b) => ({ok: r.ok, body: b})))
         .then(({ok, body}) => {
           if (mine !== seq) return;
-          if (!ok) { say(body.error || "the cards could not be counted"); return; }
-          counted = body;
+          if (!ok) { tell(body.error || say("not_counted", "the cards could not be counted")); return; }
+          counted = withText(body);
           showCount();
         })
-        .catch(() => { if (mine === seq) say("the server could not be reached: check the connection and try again"); });
+        .catch(() => { if (mine === seq) tell(say("offline", "the server could not be reached: check the connection and try again")); });
     }
 
     function read(photo) {
       const mine = ++seq;
       counted = null;
       result.hidden = true;
-      say("Reading the cards…");
+      tell(say("reading", "Reading the cards…"));
       shrinkPhoto(photo).then((sent) => {
         if (mine !== seq) return null;
         const fd = new FormData();
         fd.append("photo", sent.blob, sent.name);
         fd.append("rules", rules);
         return fetch(api, {method: "POST", body: fd})
-          .then((r) => r.json().catch(() => ({error: "the server answered " + r.status})).then((b) => ({ok: r.ok, body: b})))
+          .then((r) => r.json().catch(() => ({error: say("answered", "the server answered {status}", {status: r.status})})).then((b) => ({ok: r.ok, body: b})))
           .then(({ok, body}) => {
             if (mine !== seq) return;
-            if (!ok) { say(body.error || "the photo could not be read"); return; }
+            if (!ok) { tell(body.error || say("not_read", "the photo could not be read")); return; }
             chips = body.cards.map((c) => ({card: c.card, conf: c.confidence}));
-            counted = body;
-            const doubtful = chips.filter((c) => c.conf < UNSURE).length;
-            say(chips.length + " card" + (chips.length === 1 ? "" : "s") + " read" + (doubtful ? "; " + doubtful + " marked ? may be misread" : "") + ". Check them, then use them.");
+            counted = withText(body);
+            const doubtful = chips.filter(doubt).length;
+            tell(cardsText(chips.length) + (doubtful ? "; " + countedText("doubtful", doubtful, "{n} marked ? may be misread", "{n} marked ? may be misread") : "") + ". " + say("check", "Check them, then use them."));
             result.hidden = false;
             render();
           });
-      }).catch(() => { if (mine === seq) say("the photo could not be sent: check the connection and try again"); });
+      }).catch(() => { if (mine === seq) tell(say("not_sent", "the photo could not be sent: check the connection and try again")); });
     }
 
     file.addEventListener("change", () => { if (file.files[0]) read(file.files[0]); file.value = ""; });
@@ -237,10 +267,10 @@
         typed.dispatchEvent(new Event("input", {bubbles: true}));
       }
       result.hidden = true;
-      say("Counters filled from the photo: " + counted.points + " points. Change them with − and + if needed.");
+      tell(say("filled", "Counters filled from the photo: {points}. Change them with − and + if needed.", {points: counted.pointsText}));
     });
 
-    cancel.addEventListener("click", () => { seq += 1; result.hidden = true; say(""); });
+    cancel.addEventListener("click", () => { seq += 1; result.hidden = true; tell(""); });
 
     box.hidden = false;
   }

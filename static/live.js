@@ -54,6 +54,13 @@
     });
   });
 
+  // Print (the result card): a button only where the browser can print.
+  document.querySelectorAll("[data-print]").forEach(function (button) {
+    if (typeof window.print !== "function") return;
+    button.hidden = false;
+    button.addEventListener("click", function () { window.print(); });
+  });
+
   var live = document.getElementById("live");
   if (!live || !window.fetch) return;
   var url = live.getAttribute("data-url");

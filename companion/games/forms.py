@@ -2,28 +2,40 @@
 
 from __future__ import annotations
 
+import math
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from flask_babel import gettext, lazy_gettext
-from flask_wtf import FlaskForm
-from wtforms import BooleanField, FieldList, IntegerField, RadioField, SelectField, StringField
-from wtforms.validators import InputRequired, NumberRange, Optional
+from blinker import Namespace
+from flask_babel import gettext, lazy_gettext  # type: ignore[import-untyped]
+from flask_wtf import FlaskForm  # type: ignore[import-untyped]
+from wtforms import (  # type: ignore[import-untyped]
+    BooleanField,
+    FieldList,
+    IntegerField,
+    RadioField,
+    SelectField,
+    StringField,
+)
+from wtforms.validators import InputRequired, NumberRange, Optional  # type: ignore[import-untyped]
 
 from companion.rules import RULESETS as REGISTRY
 from companion.rules import Card, Deck, RuleSet, card_points, ruleset_names
 from companion.rules.game import (
+    CARDS_DEALT,
     MAX_NAME_LENGTH,
     MAX_PLAYERS,
     MIN_PLAYERS,
     PlayerReport,
     max_hand_cards,
+    max_hand_points,
     round_points,
 )
 
-from .. import scorebook
+from .. import i18n, scorebook
+from ..answers import sentence
 from ..i18n import ruleset_title
 
 
@@ -103,7 +115,7 @@ class NewGameForm(FlaskForm):  # type: ignore[misc]
                 }
             )
         except scorebook.BadInput as exc:
-            self.rules.errors.append(exc.message)
+            self.rules.errors.append(sentence(exc))
             return False
         except ValueError:
             self.last_phase.errors.append(gettext("choose a phase from 1 to 10"))
@@ -124,6 +136,7 @@ class Bucket:
 
 def buckets(deck: Deck) -> tuple[Bucket, ...]:
     """The tap counters for a deck; each bucket's value is asked of the engine with a card of that kind."""
+    samples: tuple[tuple[str, str, str], ...]
     if deck is Deck.STANDARD:
         samples = (
             ("low", "1–9", "R1"),
@@ -136,15 +149,54 @@ def buckets(deck: Deck) -> tuple[Bucket, ...]:
     return tuple(Bucket(key, label, card_points(Card.parse(card, deck))) for key, label, card in samples)
 
 
+def counts_of(cards: Sequence[Card], deck: Deck) -> dict[str, int]:
+    """How many of ``cards`` each tap counter holds: a card goes on the counter of its own points."""
+    by_points = {b.points: b.key for b in buckets(deck)}
+    counts = {b.key: 0 for b in buckets(deck)}
+    for card in cards:
+        counts[by_points[card_points(card)]] += 1
+    return counts
+
+
+def counters_points(counters: Mapping[str, Any], deck: Deck) -> int | None:
+    """The points of a player's counters as stored with a round, or None when they are not counters of this deck
+    (a stored value is checked before it is shown)."""
+    known = {b.key: b.points for b in buckets(deck)}
+    total = 0
+    for key, n in counters.items():
+        if (
+            key not in known
+            or isinstance(n, bool)
+            or not isinstance(n, int)
+            or not 0 <= n <= max_hand_cards(deck)
+        ):
+            return None
+        total += known[key] * n
+    return total
+
+
+# A hand that was never laid down holds the CARDS_DEALT (001 "Setup", 004): each turn draws one card and
+# discards one, and nobody may hit before laying down (001 "Hitting"). The round form uses it for a default only.
+
+
 @dataclass
 class PlayerFields:
     index: int
     name: str
-    laid_down: BooleanField
-    points: IntegerField
-    counters: list[tuple[Bucket, IntegerField]]
-    phase: SelectField | None
+    laid_down: Any
+    points: Any
+    counters: list[tuple[Bucket, Any]]
+    phase: Any | None
     errors: list[str]
+
+
+_signals = Namespace()
+round_form_shown = _signals.signal("round-form-shown")
+"""Sent with the app as sender and ``form``, ``game`` and ``number`` when a fresh form for the next round is shown
+(a GET; never an edit, never a form sent back with errors). Whoever knows something of the round in progress
+fills the form in through :meth:`RoundForm.prefill_laid_down`; the score keeper itself needs no receiver."""
+
+_T = TypeVar("_T")
 
 
 class RoundForm(FlaskForm):  # type: ignore[misc]
@@ -157,6 +209,10 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
     # Not validated as fields: a player cannot see or fix them, so a bad one is ignored (see token()).
     once = StringField()
     once_kept = StringField()
+    # The controls the scorer (or the referee, through prefill_laid_down) set by hand, space-separated field
+    # names: round.js fills in "went out" and "laid down" from the cards tapped only where nobody chose. It rides
+    # with the form and its draft; the server reads nothing from it.
+    chosen = StringField()
 
     def token(self) -> str | None:
         """The token of the form as first shown: a restored copy wins over the fresh hidden one."""
@@ -175,6 +231,10 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
     rules: RuleSet
     names: tuple[str, ...]
     original: dict[str, Any] | None
+    # Filled by report(): each player's counters where the total came from them, to be kept with the round.
+    counted: dict[str, dict[str, int]]
+    # The HTTP status of the worst refusal judge() met: 409 when the change does not fit later rounds.
+    refused_status: int
 
     def players(self) -> list[PlayerFields]:
         rows = []
@@ -198,32 +258,60 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
 
     def add_player_error(self, name: str | None, message: str) -> None:
         if name in self.names:
-            self[f"p{self.names.index(name)}_points"].errors.append(message)
+            field = self[f"p{self.names.index(name)}_points"]
+            field.errors = [*field.errors, message]
         else:
-            self.went_out.errors.append(message)
+            self.went_out.errors = [*self.went_out.errors, message]
+
+    def prefill_laid_down(
+        self, laid_down: Mapping[str, bool], phases: Mapping[str, int] | None = None
+    ) -> None:
+        """Start the form with these players' "laid down" set, and where players choose their phase (Masters)
+        the phase each attempted, unless one is chosen already. Players not in this round are passed over (a
+        tie-break round holds only the tied players), and so is a phase the player cannot choose now.
+
+        What is set here counts as chosen: the page never changes it from the cards tapped."""
+        chosen = set((self.chosen.data or "").split())
+        for i, name in enumerate(self.names):
+            if name in laid_down:
+                self[f"p{i}_down"].data = bool(laid_down[name])
+                chosen.add(f"p{i}_down")
+            phase = (phases or {}).get(name)
+            field = self._fields.get(f"p{i}_phase")
+            offered = {value for value, _label in field.choices} if field is not None else set()
+            if phase is not None and field is not None and not field.data and str(phase) in offered:
+                field.data = str(phase)
+        self.chosen.data = " ".join(sorted(chosen))
 
     def report(self) -> dict[str, Any]:
         """The form as the API's round report, for the engine to judge."""
         players: dict[str, Any] = {}
+        self.counted = {}
         for row in self.players():
             entry: dict[str, Any] = {"laid_down": bool(row.laid_down.data)}
             if row.phase is not None and row.phase.data:
                 entry["phase"] = int(row.phase.data)
             if self.went_out.data != row.name:
+                counts = {b.key: field.data for b, field in row.counters if field.data}
                 tapped = sum(b.points * (field.data or 0) for b, field in row.counters)
                 if row.points.data is not None:
                     if tapped and tapped != row.points.data:
-                        row.points.errors.append(
+                        row.points.errors = [
+                            *row.points.errors,
                             gettext(
                                 "the counters add up to %(tapped)d but %(typed)d was typed: clear one of them",
                                 tapped=tapped,
                                 typed=row.points.data,
-                            )
-                        )
+                            ),
+                        ]
                     entry["points"] = row.points.data
                 elif tapped:
                     entry["points"] = tapped
+                if tapped and entry.get("points") == tapped:
+                    self.counted[row.name] = counts
                 self._keep_cards(row.name, entry)
+                if "cards" in entry:
+                    self.counted.pop(row.name, None)
             players[row.name] = entry
         return {"round": self.round.data, "went_out": self.went_out.data, "players": players}
 
@@ -237,8 +325,77 @@ class RoundForm(FlaskForm):  # type: ignore[misc]
             del entry["points"]
             entry["cards"] = before["cards"]
 
+    def judge(self, report: dict[str, Any], preview: Callable[[dict[str, Any]], _T]) -> _T | None:
+        """Ask the engine about ``report`` and put each of its refusals next to the player it is about, all of
+        them after one Save.
+
+        The engine names the first fault it finds. Each player it refuses is then stood in for by a report it
+        cannot refuse, and the engine is asked again, until it takes the report or refuses something that is no
+        one player's; players the form itself refused already are stood in for from the start, so a field never
+        shows two messages. The engine stays the only judge: nothing here decides a rule.
+
+        Returns what ``preview`` answers when the report stands as it is and the form holds no error, else None.
+        """
+        self.refused_status = 400
+        probe: dict[str, Any] = {**report, "players": dict(report["players"])}
+        stood_in: set[str] = set()
+        for row in self.players():
+            if row.errors:
+                probe["players"][row.name] = self._stand_in(row, row.name == probe["went_out"])
+                stood_in.add(row.name)
+        if not probe["went_out"]:
+            # Nobody went out: the form says so at "Who went out?". To judge everyone else meanwhile, the one
+            # player with nothing entered stands in as the player who went out (any first player if none).
+            rows = self.players()
+            empty = [r for r in rows if "points" not in probe["players"][r.name]]
+            out = (empty or rows)[0]
+            probe["went_out"] = out.name
+            probe["players"][out.name] = self._stand_in(out, True)
+            stood_in.add(out.name)
+        for _ in range(len(self.names) + 1):
+            try:
+                answer = preview(probe)
+            except scorebook.ScorebookError as exc:
+                self.refused_status = max(self.refused_status, exc.status)
+                if exc.player in self.names and exc.player not in stood_in:
+                    self.add_player_error(exc.player, sentence(exc, i18n.words(self.rules)))
+                    row = self.players()[self.names.index(exc.player)]
+                    probe["players"][exc.player] = self._stand_in(row, exc.player == probe["went_out"])
+                    stood_in.add(exc.player)
+                    continue
+                if exc.field == "round":
+                    self.round.errors = [*self.round.errors, sentence(exc, i18n.words(self.rules))]
+                elif not self.went_out.errors:
+                    self.went_out.errors = [*self.went_out.errors, sentence(exc, i18n.words(self.rules))]
+                return None
+            return None if self.has_errors() else answer
+        return None
+
+    def _stand_in(self, row: PlayerFields, went_out: bool) -> dict[str, Any]:
+        """A report for ``row`` that the engine takes whatever the rest of the round holds: out and laid down, with
+        a phase the player may choose where players choose one; or not down, holding the cheapest card."""
+        if not went_out:
+            return {"laid_down": False, "points": min(b.points for b in buckets(self.rules.deck))}
+        entry: dict[str, Any] = {"laid_down": True}
+        if row.phase is not None:
+            offered = [value for value, _label in row.phase.choices if value]
+            if offered:
+                entry["phase"] = int(offered[0])
+        return entry
+
     def has_errors(self) -> bool:
         return any(field.errors for field in self)
+
+    def page_settings(self) -> dict[str, int]:
+        """What round.js needs to check a hand as it is tapped, all from the engine: points come in steps of
+        ``step``, a hand holds at most ``most_cards`` cards and ``most_points`` points."""
+        deck = self.rules.deck
+        return {
+            "step": math.gcd(*(b.points for b in buckets(deck))),
+            "most_points": max_hand_points(deck),
+            "most_cards": max_hand_cards(deck),
+            "dealt": CARDS_DEALT,
+        }
 
 
 def _cards(tokens: list[str], deck: Deck) -> tuple[Card, ...]:
@@ -251,10 +408,12 @@ def round_form(
     number: int,
     *,
     original: dict[str, Any] | None = None,
+    counters: Mapping[str, Mapping[str, Any]] | None = None,
     formdata: Any = None,
     phases: Mapping[str, Sequence[int]] | None = None,
 ) -> RoundForm:
-    """A round form for ``names``; ``original`` (a stored report) fills it in for an edit.
+    """A round form for ``names``; ``original`` (a stored report) fills it in for an edit, with each player's
+    ``counters`` as stored with the round where they still make the player's points.
 
     ``phases`` narrows each player's Masters choice to the phases the engine says are still to do."""
     attrs: dict[str, Any] = {}
@@ -293,18 +452,29 @@ def round_form(
             entry = original.get("players", {}).get(name, {})
             data[f"p{i}_down"] = bool(entry.get("laid_down"))
             if name != original.get("went_out"):
-                if "points" in entry:
-                    data[f"p{i}_points"] = entry["points"]
-                elif "cards" in entry:
-                    cards = _cards(entry["cards"], rules.deck)
-                    data[f"p{i}_points"] = round_points(
-                        PlayerReport(bool(entry.get("laid_down")), cards=cards)
-                    )
+                data.update(_hand_fields(i, entry, (counters or {}).get(name), rules.deck))
             if entry.get("phase") is not None:
                 data[f"p{i}_phase"] = str(entry["phase"])
     form: RoundForm = cls(formdata=formdata, data=data)
     form.rules = rules
     form.names = names
     form.original = original
+    form.counted = {}
+    form.refused_status = 400
     form.went_out.choices = [(n, n) for n in names]
     return form
+
+
+def _hand_fields(
+    seat: int, entry: Mapping[str, Any], stored: Mapping[str, Any] | None, deck: Deck
+) -> dict[str, Any]:
+    """A stored player's hand as the form shows it: the counters as tapped while they still make the stored
+    points, the counters of the cards where the report lists cards, else the typed total."""
+    if "cards" in entry:
+        counts = counts_of(_cards(entry["cards"], deck), deck)
+        return {f"p{seat}_{key}": n for key, n in counts.items()}
+    if "points" not in entry:
+        return {}
+    if stored and counters_points(stored, deck) == entry["points"]:
+        return {f"p{seat}_{key}": n for key, n in stored.items()}
+    return {f"p{seat}_points": entry["points"]}

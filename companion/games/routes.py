@@ -5,21 +5,23 @@ from __future__ import annotations
 import functools
 import ipaddress
 import re
-from typing import Any
+from typing import Any, cast
 
-from flask import abort, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import gettext, ngettext
-from flask_wtf import FlaskForm
+from flask import Flask, abort, current_app, flash, make_response, redirect, render_template, request, url_for
+from flask_babel import gettext, ngettext  # type: ignore[import-untyped]
+from flask_wtf import FlaskForm  # type: ignore[import-untyped]
 from markupsafe import Markup
+from werkzeug.local import LocalProxy
 from werkzeug.wrappers import Response
 
 from .. import i18n, scorebook
 from ..access import cookie_name, editor_required, held_game_ids, page_token, remember, remember_seen, who
+from ..answers import sentence
 from ..extensions import db
-from ..models import Game, Player, is_game_id
+from ..models import Game, Player, Round, is_game_id
 from . import bp
 from .chart import score_chart
-from .forms import NewGameForm, RoundForm, buckets, round_form
+from .forms import NewGameForm, RoundForm, buckets, round_form, round_form_shown
 
 
 class ConfirmForm(FlaskForm):  # type: ignore[misc]
@@ -123,6 +125,53 @@ def standings(state: Any, rules: Any) -> list[dict[str, Any]]:
     return rows
 
 
+@bp.app_template_global("hand_photo_words")
+def hand_photo_words() -> dict[str, Any]:
+    """The words of counting a hand from a photo (static/hand.js) in the page's language, as the script needs
+    them: ``{n}``, ``{card}``, ``{name}``, ``{status}`` and ``{points}`` are filled in on the phone, and counted
+    texts come in one form per plural category of the language (the script asks Intl.PluralRules which)."""
+    samples = i18n.plural_samples()
+    return {
+        "colours": {"R": gettext("Red"), "B": gettext("Blue"), "G": gettext("Green"), "Y": gettext("Yellow")},
+        "cards": {
+            "R": gettext("red %(number)s", number="{n}"),
+            "B": gettext("blue %(number)s", number="{n}"),
+            "G": gettext("green %(number)s", number="{n}"),
+            "Y": gettext("yellow %(number)s", number="{n}"),
+            "W": gettext("Wild"),
+            "S": gettext("Skip"),
+        },
+        "unsure": gettext("%(card)s, the camera is not sure of it: check it", card="{card}"),
+        "change": gettext("Change %(card)s", card="{card}"),
+        "missed": gettext("Add the cards the camera missed"),
+        "add": gettext("add a card to %(name)s's hand", name="{name}"),
+        "remove": gettext("Remove"),
+        "done": gettext("Done"),
+        "counting": gettext("Counting…"),
+        "reading": gettext("Reading the cards…"),
+        "points": {c: ngettext("%(count)s point", "%(count)s points", n, count="{n}") for c, n in samples},
+        "read": {
+            c: ngettext("%(count)s card read", "%(count)s cards read", n, count="{n}") for c, n in samples
+        },
+        "doubtful": {
+            c: ngettext(
+                "%(count)s marked ? may be misread", "%(count)s marked ? may be misread", n, count="{n}"
+            )
+            for c, n in samples
+        },
+        "check": gettext("Check them, then use them."),
+        "filled": gettext(
+            "Counters filled from the photo: %(points)s. Change them with − and + if needed.",
+            points="{points}",
+        ),
+        "not_counted": gettext("the cards could not be counted"),
+        "not_read": gettext("the photo could not be read"),
+        "answered": gettext("the server answered %(status)s", status="{status}"),
+        "offline": gettext("the server could not be reached: check the connection and try again"),
+        "not_sent": gettext("the photo could not be sent: check the connection and try again"),
+    }
+
+
 @bp.app_template_filter("phase_text")
 def phase_text(number: int | None, rules: Any) -> str:
     return i18n.phase_text(number, rules)
@@ -188,12 +237,13 @@ def new() -> Any:
                 form.player_names, form.ruleset, form.dealer_index, who("page")
             )
         except scorebook.BadInput as exc:
+            said = sentence(exc, i18n.words(form.ruleset))
             if exc.field == "first_dealer":
-                form.first_dealer.errors = [*form.first_dealer.errors, exc.message]
+                form.first_dealer.errors = [*form.first_dealer.errors, said]
             else:
-                form.names_error = exc.message
+                form.names_error = said
         else:
-            response = redirect(url_for("games.table", game_id=loaded.game.id))
+            response = make_response(redirect(url_for("games.table", game_id=loaded.game.id)))
             remember(response, loaded.game.id, token)
             flash(
                 gettext(
@@ -254,7 +304,7 @@ def _grant(game_id: str, token: str) -> Response:
     loaded = _load(game_id)
     if not loaded.game.token_matches(token):
         abort(403, description=gettext("This edit link is not valid for this game. Ask for the link again."))
-    response = redirect(url_for("games.table", game_id=game_id))
+    response = make_response(redirect(url_for("games.table", game_id=game_id)))
     remember(response, game_id, token)
     flash(gettext("This device can now enter and edit rounds."))
     return response
@@ -269,18 +319,26 @@ def _round_page(
     status: int = 200,
     confirm_end: str | None = None,
 ) -> tuple[str, int]:
+    rules = scorebook.ruleset_of(loaded.game)
+    rounds = loaded.state.rounds
+    if editing:
+        tie_break = 1 <= number <= len(rounds) and rounds[number - 1].tie_break
+    else:
+        tie_break = loaded.state.status == "tie_break"
     return (
         render_template(
             "games/round.html",
             game=loaded.game,
             state=loaded.state,
-            rules=scorebook.ruleset_of(loaded.game),
+            rules=rules,
+            # A tie-break replays the last phase (001), so even in Masters nobody chooses one then.
+            phase_chosen=rules.choose_phase and not tie_break,
             form=form,
             rows=form.players(),
             number=number,
             editing=editing,
             outcome=outcome,
-            buckets=buckets(scorebook.ruleset_of(loaded.game).deck),
+            buckets=buckets(rules.deck),
             confirm_end=confirm_end,
         ),
         status,
@@ -288,12 +346,13 @@ def _round_page(
 
 
 def _refusal(form: RoundForm, exc: scorebook.ScorebookError) -> None:
+    said = sentence(exc, i18n.words(form.rules))
     if exc.player is not None:
-        form.add_player_error(exc.player, exc.message)
+        form.add_player_error(exc.player, said)
     elif exc.field == "round":
-        form.round.errors = [*form.round.errors, exc.message]
+        form.round.errors = [*form.round.errors, said]
     else:
-        form.went_out.errors = [*form.went_out.errors, exc.message]
+        form.went_out.errors = [*form.went_out.errors, said]
 
 
 def _next_round_form(rules: Any, state: Any, formdata: Any = None) -> RoundForm:
@@ -319,12 +378,18 @@ def enter_round(game_id: str) -> Any:
         return redirect(url_for("games.table", game_id=game_id))
     rules = scorebook.ruleset_of(loaded.game)
     number = state.round_number
-    form = _next_round_form(rules, state, request.form if request.method == "POST" else None)
-    if request.method == "GET" or not form.validate_on_submit():
-        return _round_page(loaded, form, number, False, status=200 if request.method == "GET" else 400)
-    report = form.report()
-    if form.has_errors():
+    if request.method == "GET":
+        form = _next_round_form(rules, state)
+        app = cast("LocalProxy[Flask]", current_app)._get_current_object()
+        round_form_shown.send(app, form=form, game=loaded.game, number=number)
+        return _round_page(loaded, form, number, False)
+    form = _next_round_form(rules, state, request.form)
+    if not _checked(form):
         return _round_page(loaded, form, number, False, status=400)
+    report = form.report()
+    outcome = form.judge(report, lambda data: scorebook.preview_round(loaded, data))
+    if outcome is None:
+        return _round_page(loaded, form, number, False, status=form.refused_status)
     if form.round.data != number:
         form.round.errors = [
             gettext(
@@ -337,17 +402,11 @@ def enter_round(game_id: str) -> Any:
         fresh = _next_round_form(rules, state)
         fresh.round.errors = form.round.errors
         return _round_page(loaded, fresh, number, False, status=409)
-    if "save" not in request.form or "confirm_end" not in request.form:
-        try:
-            outcome = scorebook.preview_round(loaded, report)
-        except scorebook.ScorebookError as exc:
-            _refusal(form, exc)
-            return _round_page(loaded, form, number, False, status=400)
-        if "save" not in request.form:
-            return _round_page(loaded, form, number, False, outcome=outcome)
-        # A round that ends the game is saved only once the scorer has seen who wins.
-        if outcome[1].status == "finished":
-            return _round_page(loaded, form, number, False, outcome=outcome, confirm_end=outcome[1].winner)
+    if "save" not in request.form:
+        return _round_page(loaded, form, number, False, outcome=outcome)
+    # A round that ends the game is saved only once the scorer has seen who wins.
+    if outcome[1].status == "finished" and "confirm_end" not in request.form:
+        return _round_page(loaded, form, number, False, outcome=outcome, confirm_end=outcome[1].winner)
     try:
         scorebook.add_round(game_id, report, who("page"), idempotency_key=form.token())
     except scorebook.AlreadySaved as exc:
@@ -369,8 +428,28 @@ def enter_round(game_id: str) -> Any:
     except scorebook.ScorebookError as exc:
         _refusal(form, exc)
         return _round_page(loaded, form, number, False, status=400)
+    _keep_counters(game_id, number, form)
     flash(gettext("Round %(number)d saved.", number=number))
     return redirect(url_for("games.table", game_id=game_id))
+
+
+def _checked(form: RoundForm) -> bool:
+    """Run the form's own checks; False only when its CSRF token is refused, which nothing on the page can fix.
+
+    Every other fault is left in the form for judge() to add the engine's to, so that one Save shows them all."""
+    form.validate_on_submit()
+    return not form.csrf_token.errors if "csrf_token" in form else True
+
+
+def _keep_counters(game_id: str, number: int, form: RoundForm) -> None:
+    # The round is saved and committed by then: the counters only say how it was tapped, for an edit to reopen
+    # with them, and a round is whole without them. An edit elsewhere is caught on reading (forms._hand_fields).
+    db.session.execute(
+        db.update(Round)
+        .where(Round.game_id == game_id, Round.number == number)
+        .values(counters=form.counted or None)
+    )
+    db.session.commit()
 
 
 @bp.post("/games/<game_id>/rematch")
@@ -382,9 +461,9 @@ def rematch(game_id: str) -> Response:
     try:
         fresh, token = scorebook.rematch(game_id, who("page"))
     except scorebook.ScorebookError as exc:
-        flash(exc.message)
+        flash(sentence(exc))
         return redirect(url_for("games.table", game_id=game_id))
-    response = redirect(url_for("games.table", game_id=fresh.game.id))
+    response = make_response(redirect(url_for("games.table", game_id=fresh.game.id)))
     remember(response, fresh.game.id, token)
     flash(gettext("Rematch: %(dealer)s deals the first round.", dealer=fresh.state.dealer))
     return response
@@ -423,33 +502,34 @@ def edit_round(game_id: str, number: int) -> Any:
     loaded = _load(game_id)
     if not 1 <= number <= len(loaded.game.rounds):
         abort(404, description=gettext("There is no round %(number)d in this game.", number=number))
-    stored = loaded.game.rounds[number - 1].report
+    stored = loaded.game.rounds[number - 1]
     result = loaded.state.rounds[number - 1]
     names = tuple(result.report.players)
     rules = scorebook.ruleset_of(loaded.game)
     formdata = request.form if request.method == "POST" else None
-    form = round_form(rules, names, number, original=stored, formdata=formdata)
-    if request.method == "GET" or not form.validate_on_submit():
-        return _round_page(loaded, form, number, True, status=200 if request.method == "GET" else 400)
+    form = round_form(
+        rules, names, number, original=stored.report, counters=stored.counters, formdata=formdata
+    )
+    if request.method == "GET":
+        return _round_page(loaded, form, number, True)
+    if not _checked(form):
+        return _round_page(loaded, form, number, True, status=400)
     report = form.report()
     if form.round.data != number:
         form.round.errors = [
             gettext("This form edits round %(number)d; reload the page and try again.", number=number)
         ]
-    if form.has_errors():
-        return _round_page(loaded, form, number, True, status=400)
+    after = form.judge(report, lambda data: scorebook.preview_edit(loaded, number, data))
+    if after is None:
+        return _round_page(loaded, form, number, True, status=form.refused_status)
     if "save" not in request.form:
-        try:
-            after = scorebook.preview_edit(loaded, number, report)
-        except scorebook.ScorebookError as exc:
-            _refusal(form, exc)
-            return _round_page(loaded, form, number, True, status=exc.status)
         return _round_page(loaded, form, number, True, outcome=(after.rounds[number - 1], after))
     try:
         scorebook.edit_round(game_id, number, report, who("page"))
     except scorebook.ScorebookError as exc:
         _refusal(form, exc)
         return _round_page(loaded, form, number, True, status=exc.status)
+    _keep_counters(game_id, number, form)
     flash(gettext("Round %(number)d changed; every round after it was recomputed.", number=number))
     return redirect(url_for("games.history", game_id=game_id))
 
@@ -487,4 +567,33 @@ def history(game_id: str) -> str:
         editor=page_token(loaded.game) is not None,
         confirm=ConfirmForm(),
         audit=list(reversed(loaded.game.audit)),
+    )
+
+
+@bp.get("/games/<game_id>/result")
+def result(game_id: str) -> str:
+    """The result card of a finished game, to share or print: the winner, everyone's place with their phases and
+    points, and how many rounds it took. Read-only like the table, for anyone with the game's link."""
+    loaded = _load(game_id)
+    if loaded.state.status != "finished":
+        abort(
+            404,
+            description=gettext(
+                "This game is not over yet: its result card appears once someone has won. The table shows the "
+                "standings so far."
+            ),
+        )
+    remember_seen(game_id)
+    rules = scorebook.ruleset_of(loaded.game)
+    by_name = {p.name: p for p in loaded.state.players}
+    url = public_base() + url_for("games.result", game_id=game_id)
+    return render_template(
+        "games/result.html",
+        game=loaded.game,
+        state=loaded.state,
+        rules=rules,
+        rows=[(placement, by_name[placement.name]) for placement in loaded.state.placements()],
+        phases=len(rules.phases),
+        rounds=len(loaded.state.rounds),
+        result_url=url,
     )

@@ -10,17 +10,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from flask import Flask, before_render_template, request
+from flask import Flask
 from sqlalchemy import JSON, ForeignKey, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from companion.rules.game import MAX_NAME_LENGTH
 
 from ..extensions import db
-from ..models import Game, utcnow
+from ..games.forms import RoundForm, round_form_shown
+from ..models import Game, Model, utcnow
 
 
-class LaidDownMark(db.Model):  # type: ignore[name-defined,misc]
+class LaidDownMark(Model):
     __tablename__ = "laid_down_marks"
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -73,26 +74,13 @@ def mark(game: Game, round_number: int, player: str, phase: int, groups: list[li
     db.session.commit()
 
 
-def _tick_round_form(sender: Flask, template: Any, context: dict[str, Any], **extra: Any) -> None:
-    # The round page belongs to the score keeper; its form is filled in here, just before it is drawn, so that
-    # entering a round needs nothing from the referee and a fresh GET is the only time marks apply.
-    if template.name != "games/round.html" or request.method != "GET" or context.get("editing"):
-        return
-    form, game, number = context.get("form"), context.get("game"), context.get("number")
-    if form is None or game is None or number is None:
-        return
+def _tick_round_form(sender: Flask, *, form: RoundForm, game: Game, number: int, **extra: Any) -> None:
+    # The round form belongs to the score keeper, which shows it without asking the referee; it tells who is
+    # listening when a fresh form for the round in progress is shown, and this fills in what was marked.
     marks = current_marks(game, number)
-    for i, name in enumerate(getattr(form, "names", ())):
-        found = marks.get(name)
-        if found is None:
-            continue
-        down = form._fields.get(f"p{i}_down")
-        if down is not None:
-            down.data = True
-        phase = form._fields.get(f"p{i}_phase")
-        if phase is not None and not phase.data:
-            phase.data = str(found.phase)
+    if marks:
+        form.prefill_laid_down({name: True for name in marks}, {name: m.phase for name, m in marks.items()})
 
 
 def connect(app: Flask) -> None:
-    before_render_template.connect(_tick_round_form, app)
+    round_form_shown.connect(_tick_round_form, app)

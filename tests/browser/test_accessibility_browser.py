@@ -68,6 +68,7 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(base_url, bro
         "round": f"/games/{gid}/round",
         "edit-round": f"/games/{gid}/rounds/1/edit",
         "finished": f"/games/{finished['id']}",
+        "result": f"/games/{finished['id']}/result",
         "access": f"/games/{gid}/access",
         "referee-phase": "/referee/?phase=2&cards=R7+B7+G7+%7C+G3+Y4+W+B6",
         "referee-hit": "/referee/?mode=hit&kind=run&onto=G3+G4+G5&cards=R6",

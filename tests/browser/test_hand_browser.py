@@ -137,3 +137,50 @@ def test_a_photo_with_no_cards_says_so_and_leaves_the_counters_alone(
         expect(ana.locator("[data-hand-status]")).to_contain_text("no cards were found")
         expect(ana.locator("[data-hand-result]")).to_be_hidden()
         assert ana.locator("input[name='p0_low']").input_value() == "0"
+
+
+def test_cards_the_camera_was_unsure_of_are_marked_for_the_player_to_check(
+    hand_app, browser, tmp_path, monkeypatch
+):
+    """The API gives each card a confidence (detector score x classifier probability); below the app's 0.5 the
+    colour or the number may be wrong, and the chip says so with a "?" a player sees and a label a screen reader
+    reads. At 0.5 a card is taken as read."""
+    from companion.referee import camera
+    from tests.photo.scenes import known_reading, phase_scene
+
+    text = "R3 G7 B11 Y4"
+    jpeg, truth = phase_scene(text, seed=8)
+    reading = known_reading(text, truth, {})
+    cards = list(reading.cards)
+    for index, confidence in ((1, 0.49), (3, 0.5)):
+        cards[index] = type(cards[index])(cards[index].card, confidence, cards[index].box)
+    reading = type(reading)(tuple(cards), reading.groups, reading.width, reading.height, reading.timings)
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: reading)
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(jpeg)
+    with served(hand_app) as base:
+        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+        page = phone(browser)
+        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+        page.goto(f"{base}/games/{game['id']}/round")
+        ben = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ben')"))
+        ben.locator("[data-hand-file]").set_input_files(str(photo))
+        expect(ben.locator(".hp-chip:not(.add)")).to_have_count(4)
+        unsure = ben.locator(".hp-chip.unsure")
+        assert [c.get_attribute("data-card") for c in unsure.all()] == ["G7"]
+        assert unsure.text_content() == "7?"
+        expect(
+            ben.get_by_role("button", name="green 7, the camera is not sure of it: check it")
+        ).to_be_visible()
+        expect(ben.get_by_role("button", name="yellow 4", exact=True)).to_be_visible()
+        expect(ben.locator("[data-hand-status]")).to_have_text(
+            "4 cards read; 1 marked ? may be misread. Check them, then use them."
+        )
+        page.screenshot(path=str(ARTIFACTS / "hand-unsure.png"), full_page=True)
+
+        # Checked and corrected (it was a blue 7): the card is certain now.
+        unsure.click()
+        page.locator(".hp-picker .hp-suits button", has_text="Blue").click()
+        page.locator(".hp-picker .hp-ranks").get_by_role("button", name="7", exact=True).click()
+        expect(ben.locator(".hp-chip.unsure")).to_have_count(0)
+        expect(ben.get_by_role("button", name="blue 7", exact=True)).to_be_visible()

@@ -167,3 +167,16 @@ def snapshot(app: Flask) -> dict[str, list[tuple[Any, ...]]]:
             )
         db.session.remove()
         return out
+
+
+def round_form_data(number, went_out, entries):
+    """Form fields as the round page posts them; ``entries``: seat -> dict of field suffix -> value."""
+    data = {"round": str(number), "went_out": went_out}
+    for seat, fields in entries.items():
+        for key, value in fields.items():
+            if key == "down":
+                if value:
+                    data[f"p{seat}_down"] = "y"
+            else:
+                data[f"p{seat}_{key}"] = str(value)
+    return data
