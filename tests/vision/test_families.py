@@ -169,3 +169,25 @@ def test_train_refuses_an_unknown_family() -> None:
     with pytest.raises(SystemExit) as exc:
         main(["train", "--families", "dark,plaid", "--smoke"])
     assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.value)
+def test_the_shipped_models_read_every_family_above_a_floor(family: Family) -> None:
+    """Six photos of each family (held-out fonts and tables, the app's decode and reader): a guard that a model
+    or reader change does not lose a family. The floors sit under what the shipped models read on these photos
+    (0.92-0.98 recall, 0.96-1.0 precision), with room for a card or two; bench/bench_families.py has the figures."""
+    import cv2
+
+    from vision.decode import decode
+    from vision.evaluate import Tally, truth_groups
+    from vision.reader import read_image
+
+    tally = Tally()
+    for seed in range(700_000, 700_006):
+        scene = make_scene(seed, Split.HELDOUT, families=[family])
+        ok, jpeg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        assert ok
+        reading = read_image(decode(jpeg.tobytes()).image)
+        tally.add(truth_groups(scene), [[str(c) for c in g] for g in reading.groups])
+    assert tally.recall >= 0.88, (family, tally)
+    assert tally.precision >= 0.92, (family, tally)
