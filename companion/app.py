@@ -84,13 +84,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     from . import models  # noqa: F401  (the tables must be known before the first query)
     from .api import bp as api_bp
+    from .decks import bp as decks_bp
     from .games import bp as games_bp
     from .players import bp as players_bp
     from .referee import bp as referee_bp
 
     csrf.exempt(api_bp)  # the API authenticates with a bearer token, never with a cookie
     # Blueprints, one per area; the photo referee registers next to these.
-    for blueprint in (games_bp, players_bp, api_bp, referee_bp):
+    for blueprint in (games_bp, players_bp, api_bp, referee_bp, decks_bp):
         app.register_blueprint(blueprint)
 
     _register_error_pages(app)

@@ -93,6 +93,10 @@ class Game(Model):
     status: Mapped[str] = mapped_column(String(16), default="in_progress")
     winner: Mapped[str | None] = mapped_column(String(NAME_MAX), default=None)
     rounds_played: Mapped[int] = mapped_column(default=0)
+    # The taught deck (a folder name under the decks folder) the camera reads this game's photos with; none:
+    # the server's default deck. A name, not a key: decks live on disk and may be removed, and then the camera
+    # reads with the shipped models.
+    camera_deck: Mapped[str | None] = mapped_column(String(40), default=None)
 
     # Every view needs the seats and their names: two queries up front instead of one per player.
     seats: Mapped[list[GamePlayer]] = relationship(

@@ -235,6 +235,8 @@
         const fd = new FormData();
         fd.append("photo", sent.blob, sent.name);
         fd.append("rules", rules);
+        // The game's photos are read with the deck chosen for it (or the server's).
+        if (box.dataset.game) fd.append("game", box.dataset.game);
         return fetch(api, {method: "POST", body: fd})
           .then((r) => r.json().catch(() => ({error: say("answered", "the server answered {status}", {status: r.status})})).then((b) => ({ok: r.ok, body: b})))
           .then(({ok, body}) => {

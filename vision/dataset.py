@@ -50,7 +50,7 @@ def _one(
     lab_dir = Path(out_dir) / "labels"
     cv2.imwrite(str(img_dir / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     (lab_dir / f"{name}.txt").write_text("\n".join(yolo_lines(scene)) + "\n")
-    x, y = _crops(scene, np.random.default_rng([seed, 7])) if with_crops else _no_crops()
+    x, y = scene_crops(scene, np.random.default_rng([seed, 7])) if with_crops else _no_crops()
     groups = [list(g) for g in truth_groups(scene)]
     return name, groups, x, y
 
@@ -59,7 +59,7 @@ def _no_crops() -> tuple[np.ndarray, np.ndarray]:
     return np.zeros((0, CROP, CROP, 3), np.uint8), np.zeros(0, np.int64)
 
 
-def _crops(
+def scene_crops(
     scene: Scene, rng: np.random.Generator, *, half_hits: int = 4, table: int = 3
 ) -> tuple[np.ndarray, np.ndarray]:
     """Classifier crops of a scene: two jittered views of every visible index, and "none" crops of what an
@@ -103,7 +103,7 @@ def _vignette_crops(job: tuple[range, tuple[str, ...] | None]) -> tuple[np.ndarr
     for seed in seeds:
         # Scenes already show the classifier plenty of table and half-hit boxes; vignettes add faces.
         vignette = make_vignette(seed, _families(families))
-        x, y = _crops(vignette, np.random.default_rng([seed, 8]), half_hits=0, table=0)
+        x, y = scene_crops(vignette, np.random.default_rng([seed, 8]), half_hits=0, table=0)
         xs.append(x)
         ys.append(y)
     return np.concatenate(xs), np.concatenate(ys)

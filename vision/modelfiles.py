@@ -181,14 +181,14 @@ def make_int8_classifier(src: Path = MODELS_DIR / CLASSIFIER_FILE, dst: Path | N
     )
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    from vision.dataset import _crops  # the training crops: each index jittered, and the "none" crops
+    from vision.dataset import scene_crops  # the training crops: each index jittered, and the "none" crops
     from vision.render import Split
     from vision.scene import make_scene
 
     dst = dst or src.with_name(INT8_CLASSIFIER_FILE)
     crops = np.concatenate(
         [
-            _crops(make_scene(seed, Split.TRAIN), np.random.default_rng([seed, 7]))[0]
+            scene_crops(make_scene(seed, Split.TRAIN), np.random.default_rng([seed, 7]))[0]
             for seed in INT8_CALIBRATION_SEEDS
         ]
     )

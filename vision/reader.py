@@ -87,9 +87,16 @@ class CardModels(Protocol):
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
 
 
-def read_image(image: Image, *, scale: float = 1.0, runtime: Runtime | str | None = None) -> PhotoReading:
-    """Read an already decoded BGR image; ``scale`` maps its pixels to the original photo's."""
-    models: CardModels = get_models(runtime)
+def read_image(
+    image: Image,
+    *,
+    scale: float = 1.0,
+    runtime: Runtime | str | None = None,
+    models_dir: Path | None = None,
+) -> PhotoReading:
+    """Read an already decoded BGR image; ``scale`` maps its pixels to the original photo's; ``models_dir``
+    reads with the models of that folder (a taught deck's) instead of the shipped ones."""
+    models: CardModels = get_models(runtime, models_dir)
     t0 = time.perf_counter()
     dets = models.detect(image)
     td = time.perf_counter()
@@ -243,7 +250,11 @@ def _drop_split_indexes(readings: Detections) -> Detections:
 
 
 def read_photo(
-    source: bytes | str | Path, *, max_pixels: int = DEFAULT_MAX_PIXELS, runtime: Runtime | str | None = None
+    source: bytes | str | Path,
+    *,
+    max_pixels: int = DEFAULT_MAX_PIXELS,
+    runtime: Runtime | str | None = None,
+    models_dir: Path | None = None,
 ) -> PhotoReading:
     """Read the cards in a photo (bytes or a file path).
 
@@ -254,7 +265,7 @@ def read_photo(
     data = read_bytes(source)
     decoded = decode(data, max_pixels=max_pixels)
     t1 = time.perf_counter()
-    reading = read_image(decoded.image, scale=decoded.scale, runtime=runtime)
+    reading = read_image(decoded.image, scale=decoded.scale, runtime=runtime, models_dir=models_dir)
     timings = {"decode": (t1 - t0) * 1000, **reading.timings}
     timings["total"] = timings["decode"] + timings["inference"] + timings["post"]
     return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings)

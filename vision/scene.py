@@ -10,7 +10,7 @@ labelled and its upside-down one never is.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import cv2
@@ -31,6 +31,11 @@ SYMBOLS: tuple[Card, ...] = (
 )
 
 _Box = tuple[float, float, float, float]
+
+# Faces of a real deck (``vision.teach``): per card, one or more RGBA faces (CARD_H x CARD_W x 4, the table
+# transparent) each with its index box in card pixels, as ``render_card`` returns them.
+TaughtFace = tuple[np.ndarray, tuple[int, int, int, int]]
+FaceBook = Mapping[Card, Sequence[TaughtFace]]
 
 TRAIN_TEXTURES = ("wood", "felt", "laminate", "weave")
 HELDOUT_TEXTURES = ("marble", "checker")
@@ -236,6 +241,11 @@ def _designs(
     return lambda: family_design(rng, pool[int(rng.integers(len(pool)))], split)
 
 
+def _one_design(design: Design) -> Callable[[], Design]:
+    """A draw that always gives ``design``: every card of the scene from one deck."""
+    return lambda: design
+
+
 HAND_RATE = 0.12  # how often a scene tries to show a hand held in a fan, unless ``hands`` says otherwise
 
 
@@ -266,6 +276,8 @@ def make_scene(
     *,
     hands: float | None = None,
     families: Sequence[Family] | None = None,
+    deck: Design | None = None,
+    faces: FaceBook | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
@@ -275,10 +287,18 @@ def make_scene(
 
     ``families`` draws the decks from those design families (``vision.families``), with fonts and tables from
     ``split``'s pools, on a seed stream of their own; ``None`` draws the original renderer's designs.
+
+    ``deck`` draws every card of the scene from that one design (a group's own deck, as one printing looks);
+    ``faces`` pastes the cards it holds from those faces instead (photos of a real deck, lightly jittered), the
+    others drawn as before. Either puts the scene on a seed stream of its own; tables come from ``split``.
     """
+    if deck is not None and families is not None:
+        raise ValueError("a scene draws its cards from one deck or from design families, not both")
     stream = [seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]]
     if families is not None:
         stream += [3, *sorted(FAMILIES.index(f) for f in families)]
+    if deck is not None or faces is not None:
+        stream += [4, int(deck is not None), int(faces is not None)]
     rng = np.random.default_rng(stream)
     if size is None:
         size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
@@ -289,7 +309,7 @@ def make_scene(
     cam = _camera(w, h, rng)
     canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
 
-    draw = _designs(rng, split, families)
+    draw = _designs(rng, split, families) if deck is None else _one_design(deck)
     deck_design = draw()
 
     def design() -> Design:
@@ -301,7 +321,7 @@ def make_scene(
     if rng.random() < (HAND_RATE if hands is None else hands):
         _lay_hand(table, rng, cw, scale, tries=1 if hands is None else 20)
     written = _lay_objects(canvas, cam, table, rng)
-    cards_out, negatives = _lay_cards(canvas, cam, table.plan, design, rng, written)
+    cards_out, negatives = _lay_cards(canvas, cam, table.plan, design, rng, written, faces)
     img = _photometric(canvas, rng)
     return Scene(img, cards_out, table.groups, negatives)
 
@@ -422,17 +442,23 @@ def _lay_cards(
     design: Callable[[], Design],
     rng: np.random.Generator,
     written: Sequence[_Box] = (),
+    faces: FaceBook | None = None,
 ) -> tuple[list[PlacedCard], list[_Box]]:
     """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
     ones before it; returns every card with its index box and whether enough of the index shows, and the
     boxes a card's index must not be taken for (its upside-down corner, its centre figure, and those of the
-    ``written`` numbers on the table that no card covers)."""
+    ``written`` numbers on the table that no card covers). A card ``faces`` holds is pasted from one of its
+    faces there, the others are rendered."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []
     negatives: list[tuple[float, float, float, float]] = []
     for idx, (card, m, g, upside_down) in enumerate(plan):
-        face, ibox = render_card(card, design(), rng)
+        taught = faces.get(card) if faces is not None else None
+        if taught:
+            face, ibox = _jittered(taught[int(rng.integers(len(taught)))], rng)
+        else:
+            face, ibox = render_card(card, design(), rng)
         if upside_down:
             face = np.ascontiguousarray(face[::-1, ::-1])
         full = cam @ m
@@ -475,6 +501,23 @@ def _lay_cards(
     return cards_out, negatives
 
 
+def _jittered(taught: TaughtFace, rng: np.random.Generator) -> TaughtFace:
+    """A photographed face as another photo of the same card might show it: a little brighter or darker, its
+    white balance moved a little, sometimes softer. The scene's camera adds its own light on top; this keeps
+    the few photos a deck is taught from from being learnt pixel for pixel."""
+    face, box = taught
+    rgb = face[..., :3].astype(np.float32)
+    gains = rng.normal(1.0, 0.04, 3) * rng.uniform(0.88, 1.08)
+    mean = rgb.mean()
+    rgb = (rgb - mean) * rng.uniform(0.9, 1.08) + mean
+    rgb *= gains[None, None, :].astype(np.float32)
+    if rng.random() < 0.35:
+        rgb = cv2.GaussianBlur(rgb, (0, 0), rng.uniform(0.3, 1.0))
+    out = face.copy()
+    out[..., :3] = np.clip(rgb, 0, 255).astype(np.uint8)
+    return out, box
+
+
 VIGNETTE = 224  # side of a vignette, pixels
 
 
@@ -508,6 +551,74 @@ def make_vignette(seed: int, families: Sequence[Family] | None = None) -> Scene:
     cards, negatives = _lay_cards(canvas, cam, plan, draw, rng)
     img = _photometric(canvas, rng)
     return Scene(img, cards, [[c for c, *_ in plan]], negatives)
+
+
+TEACHING_SIZE = (2000, 1500)  # a teaching photo, pixels: a phone photo as the reader decodes it at half size
+
+
+def make_teaching_photo(
+    rows: Sequence[Sequence[Card]],
+    design: Design,
+    seed: int,
+    *,
+    size: tuple[int, int] = TEACHING_SIZE,
+    spacing: float | None = None,
+) -> Scene:
+    """A photo for teaching the camera a deck: ``rows`` of cards of ``design`` laid side by side, face up and
+    upright, on a table, photographed from above through a mild camera (slight tilt and turn, soft light, a
+    phone's JPEG). ``spacing`` is the gap between neighbours as a share of a card's width (random when
+    ``None``; 0 or less makes them touch or overlap). Each card is its own group, in reading order."""
+    rng = np.random.default_rng([seed, 5])
+    w, h = size
+    canvas = _texture(str(rng.choice(TRAIN_TEXTURES)), w, h, rng)
+    cam = _mild_camera(w, h, rng)
+    canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
+    gap = float(rng.uniform(0.12, 0.3)) if spacing is None else spacing
+    across = max((len(r) for r in rows), default=1)
+    cw = min(0.86 * w / (across + (across - 1) * gap), 0.86 * h / (len(rows) * 1.55 + (len(rows) - 1) * 0.15))
+    ch = cw * 1.55
+    row_gap = float(rng.uniform(0.08, 0.2)) * ch
+    top = (h - len(rows) * ch - (len(rows) - 1) * row_gap) / 2
+    plan: list[_Planned] = []
+    groups: list[list[Card]] = []
+    for r, row in enumerate(rows):
+        left = (w - len(row) * cw - (len(row) - 1) * gap * cw) / 2
+        for i, card in enumerate(row):
+            x = left + i * cw * (1 + gap) + rng.normal(0, 0.01 * cw)
+            y = top + r * (ch + row_gap) + rng.normal(0, 0.015 * ch)
+            plan.append((card, _affine(x, y, rng.normal(0, 0.6), cw / CARD_W), len(groups), False))
+            groups.append([card])
+    cards, negatives = _lay_cards(canvas, cam, plan, lambda: design, rng)
+    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives)
+
+
+def _mild_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A photo taken from nearly straight above: a little tilt, a few degrees of turn."""
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    tilt = rng.uniform(0, 0.05)
+    dst = src.copy()
+    dst[0, 0] += tilt * w
+    dst[1, 0] -= tilt * w
+    dst += rng.normal(0, 0.005, (4, 2)).astype(np.float32) * np.array([w, h], np.float32)
+    rot = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-3, 3), 1.0), [0, 0, 1]])
+    return np.asarray(rot @ cv2.getPerspectiveTransform(src, dst), np.float64)
+
+
+def _mild_photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Room light and a phone camera held still: a soft gradient, a little white balance, noise, a good JPEG."""
+    h, w = canvas.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, 2 * math.pi)
+    ramp = (xx * math.cos(ang) + yy * math.sin(ang)) / max(w, h)
+    light = rng.uniform(0.85, 1.05) + rng.uniform(0, 0.12) * ramp
+    warm = rng.uniform(-0.06, 0.06)
+    gains = np.array([1 - warm, 1 + rng.normal(0, 0.015), 1 + warm], np.float32)
+    img = canvas * light[..., None] * gains[None, None, :]
+    img += rng.normal(0, rng.uniform(0.5, 3), img.shape).astype(np.float32)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 93))])
+    assert ok
+    return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
 
 
 def _mostly_owned(owner: np.ndarray, box: _Box, idx: int, share: float = 0.6) -> bool:

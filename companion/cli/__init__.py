@@ -1,7 +1,8 @@
 """The ``phase10`` command line.
 
 Each area of the project registers its own subcommands from a module of this package
-(``rules``: check, hit, score, advise, phases; ``web``: serve; ``vision``: detect, train). A module exposes
+(``rules``: check, hit, score, advise, phases; ``web``: serve; ``vision``: detect, train; ``deck``: deck teach,
+deck list, deck remove). A module exposes
 ``register(subparsers)`` and imports nothing heavy at module level, so the command starts fast.
 Exit status: 0 valid/legal/done, 1 not valid/illegal, 2 bad input (message on stderr).
 """
@@ -13,7 +14,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-AREAS = ("companion.cli.rules", "companion.cli.web", "companion.cli.vision")
+AREAS = ("companion.cli.rules", "companion.cli.web", "companion.cli.vision", "companion.cli.deck")
 
 
 def build_parser() -> argparse.ArgumentParser:

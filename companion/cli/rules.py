@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--photo", metavar="PATH", help="read the lay-down from a photo instead of typed cards (vision extra)"
     )
     check.add_argument(
+        "--deck", metavar="NAME", help="with --photo: read with a deck taught by 'phase10 deck teach'"
+    )
+    check.add_argument(
         "cards", nargs="*", metavar="CARD", help="cards such as R7 B12 W (AH 10D JK), | between groups"
     )
     check.set_defaults(handler=_guarded(run_check))

@@ -29,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("photos", nargs="+", metavar="PHOTO", help="JPEG or PNG photo(s)")
     p.add_argument("--json", action="store_true", help="one JSON object per photo per line")
     p.add_argument("--annotate", metavar="OUT.jpg", help="write the photo with a box and label on each card")
+    p.add_argument("--deck", metavar="NAME", help="read with a deck taught by 'phase10 deck teach'")
     p.add_argument(
         "--max-pixels", type=int, default=None, help="refuse larger images (default 50 megapixels)"
     )
@@ -129,6 +130,21 @@ def _annotate_path(base: str, i: int, n: int) -> Path:
     return p if n == 1 else p.with_name(f"{p.stem}-{i + 1}{p.suffix or '.jpg'}")
 
 
+def deck_models_dir(args: argparse.Namespace) -> Path | int | None:
+    """The models folder of ``--deck NAME`` (None without it), or the exit status of a deck that is not there,
+    its message printed."""
+    name = getattr(args, "deck", None)
+    if not name:
+        return None
+    from companion.cli.deck import deck_models
+    from vision.teach import TeachingError
+
+    try:
+        return deck_models(name)
+    except TeachingError as exc:
+        return _err(str(exc))
+
+
 def run_detect(args: argparse.Namespace) -> int:
     try:
         from vision.reader import BadImageError, annotate, read_photo
@@ -136,9 +152,12 @@ def run_detect(args: argparse.Namespace) -> int:
         return _err(
             f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
         )
+    models_dir = deck_models_dir(args)
+    if isinstance(models_dir, int):
+        return models_dir
     status = 0
     for i, photo in enumerate(args.photos):
-        kwargs: dict[str, Any] = {}
+        kwargs: dict[str, Any] = {"models_dir": models_dir}
         if args.max_pixels:
             kwargs["max_pixels"] = args.max_pixels
         try:
@@ -168,8 +187,11 @@ def photo_lay_down(args: argparse.Namespace) -> tuple[tuple[tuple[Card, ...], ..
         return _err(
             f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
         )
+    models_dir = deck_models_dir(args)
+    if isinstance(models_dir, int):
+        return models_dir
     try:
-        reading = read_photo(Path(args.photo))
+        reading = read_photo(Path(args.photo), models_dir=models_dir)
     except BadImageError as exc:
         return _err(f"{args.photo}: {exc}")
     if not reading.groups:

@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from flask import Response, current_app, jsonify, request
+from flask_babel import force_locale  # type: ignore[import-untyped]
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from companion.inputs import (
@@ -49,7 +50,9 @@ from companion.rules import Advice, Card, Deck, Refusal, RuleSet, advise, card_p
 from companion.rules.game import max_hand_cards
 from companion.rules.wording import Reason, reason
 
-from ..extensions import csrf
+from .. import i18n
+from ..decks.store import Choice, choice_for
+from ..extensions import csrf, db
 from . import bp, camera
 from .checking import judge_hit, judge_json, judge_phase
 from .shown import advice_shown, page_words
@@ -228,18 +231,61 @@ def hand_photo() -> dict[str, Any]:
     data, file_name = photo_bytes()  # type: ignore[misc]
     rules = rules_from(form_field("rules"))
     standard_deck_only(rules)
-    reading = read_photo(data)
+    deck = photo_deck(form_field("game"))
+    reading = read_photo(data, deck)
     cards = [c.card for c in reading.cards]
     read = reading.to_dict()
-    found = {"file": file_name, "cards": read["cards"], "width": reading.width, "height": reading.height}
+    found = {
+        "file": file_name,
+        "cards": read["cards"],
+        "width": reading.width,
+        "height": reading.height,
+        **deck_answer(deck, form_field("lang")),
+    }
     if not cards:
         raise ReadingRefused(reason("no_cards_in_hand_photo"), {**found, **hand_count((), rules)})
     return {**found, **hand_count(cards, rules)}
 
 
-def read_photo(data: bytes) -> Any:
+def photo_deck(game_id: str | None) -> Choice:
+    """The deck a photo is read with: the game's own (``game``, when the photo comes from a game), else the
+    server's default deck, else the shipped models."""
+    from ..models import Game, is_game_id
+
+    if not game_id:
+        return choice_for(None)
+    game = db.session.get(Game, game_id) if is_game_id(game_id) else None
+    if game is None:
+        raise NotFound("there is no game with this id", field="game", code=Problem.GAME_NOT_FOUND)
+    return choice_for(game.camera_deck)
+
+
+def deck_answer(deck: Choice, lang: str | None) -> dict[str, Any]:
+    """What an answer says of the deck it was read with: ``deck`` (``null``: the shipped models) and, when a
+    chosen deck is gone, ``deck_note`` (in English, and in ``shown`` in the page's language)."""
+    out: dict[str, Any] = {"deck": deck.name}
+    if deck.missing:
+        out["deck_note"] = (
+            f"the deck {deck.missing} is no longer on this server: the photo was read with the camera's own models"
+        )
+        if lang in i18n.LANGUAGES:
+            with force_locale(lang):
+                out["shown"] = {
+                    "deck_note": i18n.gettext(
+                        "The deck %(name)s is no longer on this server: the photo was read with the camera's "
+                        "own models.",
+                        name=deck.missing,
+                    )
+                }
+    return out
+
+
+def read_photo(data: bytes, deck: Choice | None = None) -> Any:
+    pixels = int(current_app.config["PHOTO_MAX_PIXELS"])
     try:
-        return camera.read(data, max_pixels=int(current_app.config["PHOTO_MAX_PIXELS"]))
+        if deck is not None and deck.folder is not None:
+            return camera.read(data, max_pixels=pixels, models_dir=deck.folder)
+        return camera.read(data, max_pixels=pixels)
     except camera.PhotoError as exc:
         raise BadInput(reason("photo_unreadable", why=str(exc)), field="photo") from None
     except camera.CameraUnavailable as exc:
@@ -290,12 +336,16 @@ def check_photo() -> dict[str, Any]:
     phase = None if kind else phase_from(form_field("phase"), rules)
     if rules.deck is not Deck.STANDARD:
         raise BadInput(reason("camera_standard_only"), status=422, field="photo")
-    reading = read_photo(data)
-    found = reading_dict(reading, file_name)
+    deck = photo_deck(form_field("game"))
+    reading = read_photo(data, deck)
+    lang = form_field("lang")
+    said = deck_answer(deck, lang)
+    shown_note = said.pop("shown", None)
+    # A refusal below still says which deck read the photo; its "shown" is the refusal's own.
+    found = {**reading_dict(reading, file_name), **said}
     groups = groups_of(reading)
     if not groups:
         raise ReadingRefused(reason("no_cards_in_photo"), found)
-    lang = form_field("lang")
     try:
         verdict = (
             hit_from_photo(kind, groups, rules, lang)
@@ -305,7 +355,10 @@ def check_photo() -> dict[str, Any]:
     except BadInput as exc:
         # The page still shows what was read, so the player can fix it by tapping.
         raise ReadingRefused(exc.why or exc.message, found, status=exc.status, code=exc.code) from None
-    return {**verdict, **found, "rules": rules.to_dict()}
+    out = {**verdict, **found, "rules": rules.to_dict()}
+    if shown_note:
+        out["shown"] = {**(verdict.get("shown") or {}), **shown_note}
+    return out
 
 
 def hit_from_photo(

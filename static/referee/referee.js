@@ -288,29 +288,8 @@
     renderRows();
   });
 
-  // The photo as it will be sent: turned upright by its EXIF orientation and shrunk to LONG_SIDE, or the file
-  // itself when it is small already or the browser cannot do it. Width and height are the sent image's pixels
-  // (0 when unknown: the server's answer gives them).
-  function shrinkPhoto(file) {
-    const original = {blob: file, name: file.name || "photo.jpg", width: 0, height: 0};
-    if (typeof createImageBitmap !== "function") return Promise.resolve(original);
-    return createImageBitmap(file, {imageOrientation: "from-image"}).then((bitmap) => {
-      const w = bitmap.width, h = bitmap.height;
-      const scale = LONG_SIDE / Math.max(w, h);
-      if (!(scale < 1)) { bitmap.close(); return Object.assign(original, {width: w, height: h}); }
-      const canvas = document.createElement("canvas");
-      canvas.width = Math.round(w * scale);
-      canvas.height = Math.round(h * scale);
-      const ctx = canvas.getContext("2d");
-      ctx.imageSmoothingQuality = "high";
-      ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-      bitmap.close();
-      return new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY)).then((blob) => {
-        if (!blob || blob.size >= file.size) return Object.assign(original, {width: w, height: h});
-        return {blob: blob, name: original.name.replace(/\.[^.]*$/, "") + ".jpg", width: canvas.width, height: canvas.height};
-      });
-    }).catch(() => original);
-  }
+  // The photo as it will be sent (static/shrink.js): upright, shrunk to LONG_SIDE, JPEG.
+  function shrinkPhoto(file) { return window.phase10Photo.shrink(file, LONG_SIDE, QUALITY); }
 
   function usePhoto(file) {
     if (!file) return;
@@ -338,6 +317,8 @@
     fd.append("photo", photo.file, photo.name);
     fd.append("rules", JSON.stringify(rules));
     fd.append("lang", lang);
+    // A game's photos are read with the deck chosen for it (or the server's).
+    if (game) fd.append("game", game.id);
     if (mode === "hit") {
       fd.append("kind", $("ref-kind").value);
       fd.append("end", $("ref-end").value);
@@ -367,6 +348,8 @@
         ensureRows();
         renderRows();
         photoStatus();
+        const note = $("ref-deck-note");
+        if (note) { note.textContent = (body.shown && body.shown.deck_note) || body.deck_note || ""; note.hidden = !body.deck_note; }
         if (!ok) { showError(errorText(body)); return; }
         if (mode === "hand") runCheck(); else showVerdict(body);
       })

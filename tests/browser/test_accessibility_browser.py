@@ -73,6 +73,9 @@ def test_no_page_has_a_serious_or_critical_accessibility_violation(base_url, bro
         "referee-phase": "/referee/?phase=2&cards=R7+B7+G7+%7C+G3+Y4+W+B6",
         "referee-hit": "/referee/?mode=hit&kind=run&onto=G3+G4+G5&cards=R6",
         "referee-from-game": f"/referee/?game={gid}&player=Ben",
+        "decks": "/decks/",
+        "decks-teach": "/decks/teach",
+        "game-deck": f"/decks/games/{gid}",
         "not-found": "/games/nosuchgame00",
     }
     # axe is loaded through the DevTools protocol (evaluate), which the pages' CSP does not govern.

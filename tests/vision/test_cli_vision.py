@@ -76,3 +76,16 @@ def test_check_photo_bad_file_exits_2(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "empty" in proc.stderr and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["detect", "--deck", "ours", "x.jpg"], ["check", "--phase", "1", "--photo", "x.jpg", "--deck", "ours"]],
+)
+def test_a_deck_that_was_never_taught_is_refused_with_exit_2(command, tmp_path, monkeypatch, capsys) -> None:
+    """``--deck NAME`` reads with a taught deck's models; a name with no deck says so and reads nothing."""
+    from companion.cli import main
+
+    monkeypatch.setenv("PHASE10_DECKS", str(tmp_path))
+    assert main(command) == 2
+    assert "no taught deck called 'ours'" in capsys.readouterr().err

@@ -234,7 +234,7 @@ def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.Monke
                 p[i, -1] = 1 - prob
             return p
 
-    monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: Fake())
     got = read_image(np.zeros((100, 200, 3), np.uint8))
     assert [str(c.card) for c in got.cards] == ["R7", "B9"]
 
@@ -281,7 +281,7 @@ def test_a_sure_box_read_as_not_a_card_is_read_again_from_its_corner(
             return p
 
     monkeypatch.setattr(reader, "GROW", 0.2)
-    monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: Fake())
     got = read_image(np.zeros((100, 200, 3), np.uint8))
     assert [" ".join(str(c) for c in g) for g in got.groups] == [expected]
     if len(got.cards) == 3:
@@ -331,7 +331,7 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
                 row[-1] = 1 - prob
             return p
 
-    monkeypatch.setattr(reader, "get_models", lambda runtime=None: Fake())
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: Fake())
     got = read_image(np.zeros((100, 300, 3), np.uint8))
     assert [" ".join(str(c) for c in g) for g in got.groups] == [expected]
     if gap_prob > 0.5:

@@ -1,0 +1,136 @@
+"""Teaching the camera a deck: how the shipped models read a deck, and how its taught models read it.
+
+One deck design of a family (``vision.families``) with the held-out fonts, its five rendered teaching photos
+(``vision.teach.teaching_photos``), and scenes drawn with that deck alone on the held-out tables (seeds 750 000
+on). The scenes are read the app's way (JPEG bytes, decoded as an upload, read by ``vision.reader``) with the
+shipped models, then the deck is taught (``vision.teach.teach``, the time it took measured here) and the same
+scenes are read with the deck's models.
+
+    python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import platform
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FIRST_SEED = 750_000
+
+
+def _design(family: str, seed: int) -> Any:
+    import numpy as np
+
+    from vision.families import FAMILIES, Family, family_design
+    from vision.render import Split
+
+    fam = Family(family)
+    return family_design(np.random.default_rng([seed, 31, FAMILIES.index(fam)]), fam, Split.HELDOUT)
+
+
+def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
+    import cv2
+
+    from vision.evaluate import truth_groups
+    from vision.render import Split
+    from vision.scene import make_scene
+
+    scene_seed, family, seed = job
+    scene = make_scene(scene_seed, Split.HELDOUT, deck=_design(family, seed))
+    ok, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)]
+
+
+def _reader_init(models: str) -> None:
+    # vision.detector reads PHASE10_MODELS when it is first imported, which in this fresh process is after this.
+    os.environ["PHASE10_MODELS"] = models
+
+
+def _read(jpeg: bytes) -> list[list[str]]:
+    from vision.decode import decode
+    from vision.reader import read_image
+
+    decoded = decode(jpeg)
+    return [[str(c) for c in g] for g in read_image(decoded.image, scale=decoded.scale).groups]
+
+
+def _tally(models: Path, scenes: list[tuple[bytes, list[tuple[str, ...]]]]) -> Any:
+    from vision.evaluate import Tally
+
+    tally = Tally()
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=spawn, initializer=_reader_init, initargs=(str(models),)) as pool:
+        for (_, truth), read in zip(scenes, pool.map(_read, [j for j, _ in scenes]), strict=True):
+            tally.add(truth, read)
+    return tally
+
+
+def _row(name: str, t: Any) -> str:
+    return (
+        f"| {name} | {t.precision:.4f} ({t.right_cards}/{t.read_cards}) | {t.recall:.4f} "
+        f"({t.right_cards}/{t.true_cards}) | {t.exact_rate:.3f} ({t.exact}/{t.scenes}) |"
+    )
+
+
+def main() -> None:
+    from vision.families import FAMILIES
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--family", default="tabbed", choices=[f.value for f in FAMILIES])
+    ap.add_argument("--scenes", type=int, default=100, help="scenes drawn with the deck")
+    ap.add_argument("--minutes", type=float, default=15.0, help="teaching time")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="teaching threads and processes")
+    ap.add_argument("--seed", type=int, default=0, help="which deck design of the family")
+    ap.add_argument("--keep", type=Path, default=None, help="teach into this decks folder and keep the deck")
+    args = ap.parse_args()
+
+    from vision.detector import MODELS_DIR
+    from vision.teach import teach, teaching_photos
+
+    design = _design(args.family, args.seed)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
+        f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
+        f"drawn with it alone, held-out tables, seeds {FIRST_SEED}+"
+    )
+    spawn = multiprocessing.get_context("spawn")
+    jobs = [(FIRST_SEED + i, args.family, args.seed) for i in range(args.scenes)]
+    with ProcessPoolExecutor(args.threads, mp_context=spawn) as pool:
+        scenes = list(pool.map(_render, jobs, chunksize=4))
+    shipped = _tally(MODELS_DIR, scenes)
+
+    photos = teaching_photos(design, args.seed)
+    decks = args.keep or Path(tempfile.mkdtemp(prefix="bench-decks-"))
+    t0 = time.monotonic()
+    folder = teach(decks, f"bench-{args.family}", photos, minutes=args.minutes, threads=args.threads)
+    took = time.monotonic() - t0
+    taught = _tally(folder, scenes)
+
+    print()
+    print("| models | card precision | card recall | exact scenes |")
+    print("|---|---|---|---|")
+    print(_row("shipped", shipped))
+    print(_row(f"taught from {len(photos)} photos", taught))
+    print(
+        f"\nteaching: {took / 60:.1f} min of {args.minutes:g} allowed, {args.threads} threads; deck in {folder}"
+    )
+    figures = json.loads((folder / "deck.json").read_text())["figures"]
+    print(f"stages (s): {figures['seconds']}; scenes {figures['scenes']}; classifier {figures['classifier']}")
+    print(f"detector {figures['detector']}")
+
+
+if __name__ == "__main__":
+    main()

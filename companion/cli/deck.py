@@ -1,0 +1,192 @@
+"""``phase10 deck``: teach the camera a group's own deck from photos of its cards, list and remove taught decks.
+
+    phase10 deck teach NAME --photo PHOTO --cards "R1 R2 ... R12" [--photo PHOTO --cards CARDS ...] [--minutes N]
+    phase10 deck list [--json]
+    phase10 deck remove NAME
+
+Decks live in the instance folder's ``decks/`` (``PHASE10_DECKS`` names another folder); each deck folder holds
+the models that read it, for ``vision.detector.Models``. Nothing heavy is imported here at module level: OpenCV
+loads when a photo is cut, torch and Ultralytics when learning starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DECKS_VARIABLE = "PHASE10_DECKS"
+
+
+def decks_dir() -> Path:
+    """Where taught decks live: ``PHASE10_DECKS``, else ``decks/`` in the app's instance folder."""
+    named = os.environ.get(DECKS_VARIABLE)
+    if named:
+        return Path(named)
+    from flask import Flask
+
+    # The instance folder as the app finds it (the same probe ``phase10 serve`` makes for its secret key).
+    return Path(Flask("companion.app", instance_relative_config=True).instance_path) / "decks"
+
+
+def deck_models(name: str) -> Path:
+    """The models folder of the taught deck ``name`` (for ``vision.detector.Models``); raises
+    ``vision.teach.TeachingError`` (code ``bad-name`` or ``no-deck``) when there is no such deck."""
+    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE
+    from vision.teach import Problem, TeachingError, deck_folder, read_deck
+
+    folder = deck_folder(decks_dir(), name)
+    read_deck(folder)
+    for file in (DETECTOR_FILE, CLASSIFIER_FILE):
+        if not (folder / file).exists():
+            raise TeachingError(Problem.NO_DECK, f"the deck {name!r} has no models: teach it again")
+    return folder
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    deck = subparsers.add_parser(
+        "deck",
+        help="teach the camera your own deck from photos of its cards; list or remove taught decks",
+        description="Teach the camera a deck it reads badly, from photos of its cards laid side by side.",
+    )
+    sub = deck.add_subparsers(dest="deck_command", required=True, metavar="ACTION")
+    t = sub.add_parser(
+        "teach",
+        help="learn a deck from teaching photos (needs the train extra)",
+        description=(
+            "Each photo shows cards laid side by side, face up and upright, in one or more rows, not "
+            "overlapping, on a table, photographed from above; --cards names them in reading order (rows top "
+            'to bottom, each left to right), e.g. "R1 R2 R3 R4 R5 R6 R7 R8 R9 R10 R11 R12". Five photos (one '
+            "per colour, one with the Wilds and Skips) are the usual teaching; fewer or partial sets help too."
+        ),
+    )
+    t.add_argument("name", metavar="NAME", help="the deck's name (letters, digits, '-', '_')")
+    t.add_argument(
+        "--photo", action="append", default=[], metavar="PHOTO", help="a teaching photo (JPEG/PNG)"
+    )
+    t.add_argument(
+        "--cards", action="append", default=[], metavar="CARDS", help="the cards of the --photo before it"
+    )
+    t.add_argument("--minutes", type=float, default=15.0, help="time to learn in (default 15)")
+    t.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads (default: all)")
+    t.set_defaults(handler=run_teach)
+    ls = sub.add_parser("list", help="the taught decks")
+    ls.add_argument("--json", action="store_true", help="one JSON object per deck per line")
+    ls.set_defaults(handler=run_list)
+    rm = sub.add_parser("remove", help="forget a taught deck")
+    rm.add_argument("name", metavar="NAME")
+    rm.set_defaults(handler=run_remove)
+
+
+def _err(msg: str) -> int:
+    print(f"phase10 deck: {msg}", file=sys.stderr)
+    return 2
+
+
+class _Printer:
+    """Progress as lines a terminal or a log shows well: when a stage starts, at each tenth of it, and when it
+    ends."""
+
+    def __init__(self) -> None:
+        self.last: tuple[str, int] = ("", 0)
+        self.started = time.monotonic()
+        # The terminal as it is now: while a model trains, what it prints is sent to the deck's training log.
+        self.out = sys.stdout
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        key = (stage, -1 if done >= total else done * 10 // max(total, 1))
+        if key == self.last:
+            return
+        self.last = key
+        unit = " s" if stage == "classifier" else ""
+        print(
+            f"[{time.monotonic() - self.started:5.0f} s] {stage}: {done}/{total}{unit}",
+            file=self.out,
+            flush=True,
+        )
+
+
+def run_teach(args: argparse.Namespace) -> int:
+    try:
+        from vision.teach import TeachingError, check_name, require_training, teach
+    except ImportError as exc:
+        return _err(
+            f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
+        )
+    if not args.photo:
+        return _err("give at least one --photo PHOTO with its --cards CARDS")
+    if len(args.photo) != len(args.cards):
+        return _err(
+            f"{len(args.photo)} --photo and {len(args.cards)} --cards: give each photo's cards right after it"
+        )
+    if not 0 < args.minutes <= 24 * 60:
+        return _err(f"--minutes {args.minutes:g}: a time from a fraction of a minute to a day")
+    if args.threads < 1:
+        return _err("--threads must be 1 or more")
+    photos = []
+    for path, cards in zip(args.photo, args.cards, strict=True):
+        try:
+            photos.append((Path(path).read_bytes(), cards))
+        except OSError as exc:
+            return _err(f"{path}: cannot read it ({exc.strerror or exc})")
+    try:
+        check_name(args.name)
+        require_training()
+        folder = teach(
+            decks_dir(), args.name, photos, minutes=args.minutes, progress=_Printer(), threads=args.threads
+        )
+    except TeachingError as exc:
+        return _err(str(exc))
+    meta = json.loads((folder / "deck.json").read_text())
+    took = meta["figures"]["total_seconds"]
+    print(
+        f"deck {args.name} is ready: {len(meta['cards'])} cards taught from {len(photos)} photo"
+        f"{'s' if len(photos) != 1 else ''} in {took // 60:.0f} min {took % 60:.0f} s; "
+        f"read with it: phase10 detect --deck {args.name} PHOTO ({folder})"
+    )
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    try:
+        from vision.teach import list_decks
+    except ImportError as exc:
+        return _err(
+            f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
+        )
+    decks = list_decks(decks_dir())
+    for meta in decks:
+        row: dict[str, Any] = {
+            "name": meta["name"],
+            "cards": meta["cards"],
+            "taught_at": meta["taught_at"],
+            "photos": len(meta["trained_from"]["photos"]),
+        }
+        if args.json:
+            print(json.dumps(row))
+        else:
+            print(
+                f"{row['name']}: {len(row['cards'])} cards from {row['photos']} photos, taught {row['taught_at']}"
+            )
+    if not decks and not args.json:
+        print(f"no taught decks in {decks_dir()}")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    try:
+        from vision.teach import TeachingError, remove_deck
+    except ImportError as exc:
+        return _err(
+            f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
+        )
+    try:
+        remove_deck(decks_dir(), args.name)
+    except TeachingError as exc:
+        return _err(str(exc))
+    print(f"deck {args.name} removed")
+    return 0

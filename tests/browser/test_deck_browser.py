@@ -1,0 +1,162 @@
+"""Your deck in a real Chromium at a phone's size (390×844), as issue 17 asks: the walkthrough shrinks a photo,
+checks it at once and shows its count beside its step, says what to fix for a wrong one, follows a teaching run
+to its end and makes the deck the server's. The teaching run's work is ``tests.web.test_decks.fake_teach``, run
+by the real teaching process. Screenshots go to test-artifacts/decks/."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask_migrate import upgrade
+from playwright.sync_api import expect
+from werkzeug.serving import make_server
+
+from companion.app import create_app
+from companion.decks import routes as deck_routes
+from companion.extensions import db
+from tests.browser import test_score_keeper_browser as score_keeper
+
+browser = score_keeper.browser
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "decks"
+
+pytestmark = score_keeper.MARKS
+
+teach = pytest.importorskip("vision.teach", reason="the camera's extras are not installed")
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+@pytest.fixture
+def decks(tmp_path: Path) -> Path:
+    return tmp_path / "decks"
+
+
+@pytest.fixture
+def base_url(tmp_path: Path, decks: Path) -> Iterator[str]:
+    app = create_app(
+        {
+            "SECRET_KEY": "browser test " * 4,
+            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
+            "DECKS_FOLDER": str(decks),
+            "DECK_TEACHER": "tests.web.test_decks:fake_teach",
+        }
+    )
+    with app.app_context():
+        upgrade()
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=10)
+    with app.app_context():
+        db.engine.dispose()
+
+
+def phone(browser):
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, device_scale_factor=2, has_touch=True
+    )
+    page = context.new_page()
+    # Every script is a file and every style a stylesheet: the CSP must never have to stop anything here.
+    page.blocked = []
+    page.on("console", lambda m: "Content Security Policy" in m.text and page.blocked.append(m.text))
+    page.on("pageerror", lambda e: page.blocked.append(str(e)))
+    return page
+
+
+def photo_files() -> list[tuple[bytes, str]]:
+    from tests.web.test_decks import photos
+
+    return photos()
+
+
+def upload(page, step: int, data: bytes, name: str = "photo.jpg", mime: str = "image/jpeg") -> None:
+    # The "Choose a photo" input; "Take the photo" is the same input with the phone camera.
+    page.locator(f'.deck-step[data-step="{step}"] input.deck-photo:not([capture])').set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}]
+    )
+
+
+def result(page, step: int):
+    return page.locator(f'.deck-step[data-step="{step}"] .deck-result')
+
+
+def test_the_walkthrough_checks_each_photo_at_once_and_says_what_to_fix(base_url, browser, monkeypatch):
+    import cv2
+    import numpy as np
+
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
+    page = phone(browser)
+    page.goto(f"{base_url}/decks/teach")
+    expect(page.locator(".deck-step")).to_have_count(5)
+    expect(page.locator("#deck-start")).to_be_disabled()
+    shots = photo_files()
+    # A 12-MP photo, as a phone takes it: the page sends it shrunk to the long side the cutting needs.
+    red = cv2.imdecode(np.frombuffer(shots[0][0], np.uint8), cv2.IMREAD_COLOR)
+    big = cv2.resize(red, (4000, 3000), interpolation=cv2.INTER_CUBIC)
+    upload(page, 1, cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])[1].tobytes())
+    expect(result(page, 1)).to_have_text("✓ 12 cards found: this photo is ready.", timeout=30_000)
+    thumb = page.locator('.deck-step[data-step="1"] .deck-thumb')
+    assert thumb.evaluate("img => [img.naturalWidth, img.naturalHeight]") == [2000, 1500]
+    expect(page.locator('.deck-step[data-step="1"]')).to_have_class("card deck-step checked")
+
+    # A list that names fewer cards than the photo shows: the problem's sentence beside the step.
+    page.fill("#deck-cards-2", "B1 B2 B3")
+    upload(page, 2, shots[1][0])
+    expect(result(page, 2)).to_contain_text("The photo shows 12 cards, the list names 3", timeout=30_000)
+    expect(page.locator('.deck-step[data-step="2"]')).to_have_class("card deck-step refused")
+    # Something that is not a photo.
+    upload(page, 3, b"not a photo at all", name="notes.png", mime="image/png")
+    expect(result(page, 3)).to_contain_text("This is not a photo that can be read", timeout=30_000)
+    # Putting the list right checks the same photo again.
+    page.fill("#deck-cards-2", shots[1][1])
+    page.locator("#deck-cards-2").dispatch_event("change")
+    expect(result(page, 2)).to_have_text("✓ 12 cards found: this photo is ready.", timeout=30_000)
+    expect(page.locator("#deck-summary")).to_have_text("2 photos checked")
+    shot(page, "01-walkthrough")
+    page.goto(f"{base_url}/decks/")
+    expect(page.locator("h1")).to_have_text("Your deck")
+    assert page.blocked == []
+
+
+def test_a_deck_is_learnt_in_the_background_and_becomes_the_servers(base_url, browser, decks, monkeypatch):
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
+    page = phone(browser)
+    page.goto(f"{base_url}/decks/teach")
+    upload(page, 1, photo_files()[0][0])
+    expect(result(page, 1)).to_contain_text("12 cards found", timeout=30_000)
+    expect(page.locator("#deck-start")).to_be_disabled()  # no name yet
+    page.fill("#name", "kitchen")
+    expect(page.locator("#deck-start")).to_be_enabled()
+    page.click("#deck-start")
+    expect(page.locator("#deck-progress")).to_be_visible()
+    expect(page.locator("#deck-stage")).to_contain_text(
+        "Drawing practice tables with your cards", timeout=30_000
+    )
+    shot(page, "02-learning")
+    (decks / "release").touch()
+    expect(page.locator("#deck-ready")).to_have_text("The deck kitchen is ready.", timeout=30_000)
+    expect(page.locator("#deck-bar")).to_have_attribute("value", "1000")
+    shot(page, "03-ready")
+    page.click("text=Read every game's photos with it")
+    expect(page.locator(".flash")).to_have_text("The camera now reads photos with the deck kitchen.")
+    expect(page.locator(".deck-item", has_text="kitchen")).to_contain_text("read with by default")
+    shot(page, "04-decks")
+    assert page.blocked == []
+
+
+def test_without_the_train_extra_the_page_says_so_and_still_checks_photos(base_url, browser, monkeypatch):
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: "torch")
+    page = phone(browser)
+    page.goto(f"{base_url}/decks/teach")
+    expect(page.locator("#deck-needs-training")).to_contain_text("pip install -e '.[train]'")
+    expect(page.locator("#deck-start")).to_have_count(0)
+    upload(page, 5, photo_files()[4][0])
+    expect(result(page, 5)).to_contain_text("12 cards found", timeout=30_000)

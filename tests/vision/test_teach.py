@@ -1,0 +1,305 @@
+"""Teaching the camera a deck: cutting faces out of teaching photos, their index boxes, a teaching run, the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import deck as deck_cli
+from companion.rules.cards import Card
+from vision.families import FAMILIES, Family, family_design
+from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
+from vision.scene import SYMBOLS, Scene, make_scene, make_teaching_photo
+from vision.teach import (
+    TEACHING_SETS,
+    Problem,
+    TeachingError,
+    check_name,
+    check_photo,
+    cut_cards,
+    index_box,
+    measure_look,
+    parse_cards,
+    teaching_photos,
+)
+
+
+def _iou(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    return buf.tobytes()
+
+
+def _photo(
+    family: Family, seed: int, cards: tuple[Card, ...], spacing: float | None = None
+) -> tuple[Scene, Design]:
+    design = family_design(np.random.default_rng(seed), family, Split.HELDOUT)
+    return make_teaching_photo([cards[:6], cards[6:]], design, seed, spacing=spacing), design
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.value)
+def test_cutting_finds_every_card_in_reading_order(family: Family) -> None:
+    # The cards are laid shuffled, so the reading order is not the list's order by accident.
+    chosen = TEACHING_SETS[FAMILIES.index(family) % 5]
+    cards = tuple(chosen[i] for i in np.random.default_rng(3).permutation(len(chosen)).tolist())
+    scene, design = _photo(family, 40 + FAMILIES.index(family), cards)
+    cut = check_photo(_jpeg(scene.image), list(cards))
+    assert [c.row for c in cut] == [0] * 6 + [1] * 6
+    for laid, c in zip(scene.cards, cut, strict=True):
+        # Where the laid card's index lies in the photo, and where the cut card's quad puts it: the same
+        # place, card by card in reading order, only if every card was cut where it lies.
+        _, ib = render_card(laid.card, design, np.random.default_rng(0))
+        src = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float32) - 0.5
+        m = cv2.getPerspectiveTransform(src, c.quad.astype(np.float32))
+        corners = np.array([[[ib[0], ib[1]], [ib[2], ib[1]], [ib[2], ib[3]], [ib[0], ib[3]]]], np.float32)
+        pts = cv2.perspectiveTransform(corners, m)[0]
+        assert _iou((*pts.min(0), *pts.max(0)), laid.box) > 0.75, laid.card
+        assert c.face.shape == (CARD_H, CARD_W, 4)
+
+
+def test_teaching_photos_are_the_five_usual_sets() -> None:
+    photos = teaching_photos(family_design(np.random.default_rng(1), Family.DARK, Split.HELDOUT), 1)
+    assert [names for _, names in photos] == [" ".join(str(c) for c in cards) for cards in TEACHING_SETS]
+    assert photos[4][1].split() == ["W"] * 8 + ["S"] * 4
+    data, names = photos[0]
+    assert len(check_photo(data, names)) == 12
+
+
+def test_a_count_mismatch_is_refused_with_both_counts() -> None:
+    scene, _ = _photo(Family.CLASSIC, 5, TEACHING_SETS[0])
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(scene.image), " ".join(str(c) for c in TEACHING_SETS[0][:11]))
+    assert err.value.code is Problem.COUNT_MISMATCH
+    assert "the photo shows 12 cards, the list names 11" in str(err.value)
+
+
+@pytest.mark.parametrize("spacing", [0.0, -0.25], ids=["touching", "overlapping"])
+def test_touching_or_overlapping_cards_are_refused(spacing: float) -> None:
+    scene, _ = _photo(Family.TABBED, 6, TEACHING_SETS[1], spacing=spacing)
+    with pytest.raises(TeachingError) as err:
+        cut_cards(scene.image)
+    assert err.value.code is Problem.OVERLAPPING
+
+
+def test_sideways_cards_are_refused() -> None:
+    scene, _ = _photo(Family.CLASSIC, 7, TEACHING_SETS[2])
+    with pytest.raises(TeachingError) as err:
+        cut_cards(np.ascontiguousarray(cv2.rotate(scene.image, cv2.ROTATE_90_CLOCKWISE)))
+    assert err.value.code is Problem.SIDEWAYS
+
+
+@pytest.mark.parametrize("data", [b"", b"not a photo at all", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"])
+def test_what_is_not_a_photo_is_refused(data: bytes) -> None:
+    with pytest.raises(TeachingError) as err:
+        check_photo(data, "R1")
+    assert err.value.code is Problem.NOT_A_PHOTO
+
+
+def test_a_bare_table_has_no_cards() -> None:
+    scene = make_teaching_photo([[]], random_design(np.random.default_rng(0), Split.TRAIN), 8)
+    with pytest.raises(TeachingError) as err:
+        cut_cards(scene.image)
+    assert err.value.code is Problem.NO_CARDS
+
+
+def test_card_lists_and_deck_names_are_checked() -> None:
+    assert parse_cards("R1, b12 W S") == [
+        Card.parse("R1"),
+        Card.parse("B12"),
+        Card.wild(),
+        Card.skip(),
+    ]
+    for bad in ("", "R13", "R1 X"):
+        with pytest.raises(TeachingError) as err:
+            parse_cards(bad)
+        assert err.value.code is Problem.BAD_CARDS
+    assert check_name("Oma_s-deck2") == "Oma_s-deck2"
+    for bad in ("", "../x", ".hidden", "a b", "x" * 41):
+        with pytest.raises(TeachingError) as err:
+            check_name(bad)
+        assert err.value.code is Problem.BAD_NAME
+
+
+@pytest.mark.parametrize("family", [None, *FAMILIES], ids=lambda f: "original" if f is None else f.value)
+def test_index_boxes_of_faces_agree_with_the_renderers(family: Family | None) -> None:
+    rng = np.random.default_rng(17)
+    ious = []
+    for _ in range(40):
+        design = (
+            random_design(rng, Split.HELDOUT) if family is None else family_design(rng, family, Split.HELDOUT)
+        )
+        face, box = render_card(SYMBOLS[int(rng.integers(len(SYMBOLS)))], design, rng)
+        ious.append(_iou(index_box(face), box))
+    assert np.median(ious) > 0.9
+    assert np.mean(np.array(ious) > 0.7) >= 0.9
+    assert min(ious) > 0.3
+
+
+def test_index_boxes_of_cut_faces_agree_with_the_renderers() -> None:
+    ious = []
+    for family in (Family.CLASSIC, Family.COLOUR_FACE, Family.ACCESSIBLE):
+        scene, design = _photo(family, 20, TEACHING_SETS[3])
+        for laid, c in zip(scene.cards, cut_cards(scene.image), strict=True):
+            _, box = render_card(laid.card, design, np.random.default_rng(0))
+            ious.append(_iou(index_box(c.face), box))
+    assert np.median(ious) > 0.85
+    assert np.mean(np.array(ious) > 0.6) >= 0.9
+
+
+def test_the_looks_inks_are_measured_from_the_faces() -> None:
+    design = family_design(np.random.default_rng(4), Family.CLASSIC, Split.HELDOUT)
+    scene, _ = _photo(Family.CLASSIC, 4, TEACHING_SETS[0])
+    cut = cut_cards(scene.image)
+    look = measure_look({laid.card: [c.face] for laid, c in zip(scene.cards, cut, strict=True)})
+    assert look.measured == (True, False, False, False)
+    assert look.face == "paper"
+    assert design.palette is not None
+
+    def hue_chroma(rgb: tuple[int, int, int]) -> tuple[float, float]:
+        _, a, b = cv2.cvtColor(np.array([[rgb]], np.float32) / 255, cv2.COLOR_RGB2Lab)[0, 0]
+        return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
+
+    # A camera's blur mixes thin strokes with paper, so the ink is measured a little paler; its hue holds.
+    (hue, chroma), (printed_hue, printed_chroma) = hue_chroma(look.inks[0]), hue_chroma(design.palette[0])
+    assert abs(hue - printed_hue) < 12
+    assert chroma > 0.6 * printed_chroma
+
+
+def test_scenes_drawn_with_taught_faces_or_one_deck() -> None:
+    face = np.zeros((CARD_H, CARD_W, 4), np.uint8)
+    face[..., 1], face[..., 3] = 200, 255  # a green face nobody would render
+    r7 = Card.parse("R7")
+    taught = {card: [(face, (0, 0, 50, 60))] for card in SYMBOLS}
+    scene = make_scene(5, faces=taught)
+    assert np.array_equal(scene.image, make_scene(5, faces=taught).image)
+    assert not np.array_equal(scene.image, make_scene(5).image)
+    assert scene.cards and r7 in taught
+    design = family_design(np.random.default_rng(0), Family.DARK, Split.HELDOUT)
+    one = make_scene(9, Split.HELDOUT, deck=design)
+    assert np.array_equal(one.image, make_scene(9, Split.HELDOUT, deck=design).image)
+    with pytest.raises(ValueError):
+        make_scene(9, deck=design, families=[Family.DARK])
+
+
+# --- the command line ------------------------------------------------------------------------------------------
+
+
+def _deck(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="phase10")
+    deck_cli.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["deck", *argv])
+    return int(args.handler(args))
+
+
+@pytest.fixture
+def decks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(deck_cli.DECKS_VARIABLE, str(tmp_path / "decks"))
+    return tmp_path / "decks"
+
+
+def test_cli_refuses_a_photo_that_does_not_show_its_cards(
+    decks: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    scene, _ = _photo(Family.PRINTED, 9, TEACHING_SETS[4])
+    good, wrong, junk = tmp_path / "good.jpg", tmp_path / "wrong.jpg", tmp_path / "junk.jpg"
+    good.write_bytes(_jpeg(scene.image))
+    wrong.write_bytes(_jpeg(scene.image))
+    junk.write_bytes(b"no photo")
+    names = " ".join(str(c) for c in TEACHING_SETS[4])
+    argv = ["teach", "ours", "--photo", str(good), "--cards", names, "--photo", str(wrong), "--cards", "W S"]
+    assert _deck(argv) == 2
+    assert "photo 2: the photo shows 12 cards, the list names 2" in capsys.readouterr().err
+    assert _deck(["teach", "ours", "--photo", str(junk), "--cards", "R1"]) == 2
+    assert "photo 1: this is not a photo" in capsys.readouterr().err
+    assert _deck(["teach", "ours", "--photo", str(good)]) == 2
+    assert "give each photo's cards right after it" in capsys.readouterr().err
+    assert _deck(["teach", "../up", "--photo", str(good), "--cards", names]) == 2
+    assert "cannot name a deck" in capsys.readouterr().err
+    assert _deck(["teach", "ours", "--photo", str(tmp_path / "missing.jpg"), "--cards", "R1"]) == 2
+    assert not decks.exists() or not any(decks.iterdir())
+
+
+def test_cli_says_teaching_needs_the_train_extra(
+    decks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    photo = tmp_path / "p.jpg"
+    photo.write_bytes(b"unused")
+    assert _deck(["teach", "ours", "--photo", str(photo), "--cards", "R1"]) == 2
+    assert "needs the train extra" in capsys.readouterr().err
+
+
+def test_cli_list_and_remove_without_decks(decks: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _deck(["list"]) == 0
+    assert "no taught decks" in capsys.readouterr().out
+    assert _deck(["remove", "nothing"]) == 2
+    assert "no taught deck called 'nothing'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_teaching_a_small_deck_makes_models_that_read_it(
+    decks: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("ultralytics")
+    pytest.importorskip("torch")
+    import vision.modelfiles
+    from vision.crops import CLASS_CARDS, NONE_CLASS
+    from vision.detector import Models, card_classes
+    from vision.teach import Look, load_faces, look_design, read_deck
+
+    # The int8 classifier's calibration renders a hundred scenes; a few show that the file is made and used.
+    monkeypatch.setattr(vision.modelfiles, "INT8_CALIBRATION_SEEDS", range(4))
+    design = family_design(np.random.default_rng(2), Family.TABBED, Split.HELDOUT)
+    argv = ["teach", "tabbed", "--minutes", "0.5", "--threads", "1"]
+    for i, (data, names) in enumerate(teaching_photos(design, 2)[::4]):  # the reds, and the Wilds and Skips
+        path = tmp_path / f"photo{i}.jpg"
+        path.write_bytes(data)
+        argv += ["--photo", str(path), "--cards", names]
+    assert _deck(argv) == 0
+    out = capsys.readouterr().out
+    assert "deck tabbed is ready: 14 cards taught from 2 photos" in out
+    assert "rendering" in out and "detector" in out, out
+
+    folder = deck_cli.deck_models("tabbed")
+    meta = read_deck(folder)
+    assert meta["cards"][:12] == [f"R{n}" for n in range(1, 13)] and meta["cards"][12:] == ["W", "S"]
+    assert meta["figures"]["total_seconds"] < 90
+    models = Models(folder)
+    assert models.dynamic and models.int8  # the served forms were made from this deck's own exports
+    look = Look.from_dict(meta["look"])
+    assert look.measured == (True, False, False, False)
+    faces = load_faces(folder)
+    found = truth = 0
+    for seed in range(3):
+        scene = make_scene(
+            60 + seed, Split.HELDOUT, deck=look_design(look, np.random.default_rng(seed)), faces=faces
+        )
+        dets = models.detect(scene.image)
+        k, _ = card_classes(models.classify(scene.image, dets.boxes()), dets.confidence)
+        read = Counter(str(CLASS_CARDS[i]) for i in k.tolist() if i != NONE_CLASS)
+        laid = Counter(str(pc.card) for pc in scene.cards if pc.visible)
+        found += sum((read & laid).values())
+        truth += sum(laid.values())
+    assert found >= 0.8 * truth
+
+    assert _deck(["list", "--json"]) == 0
+    [row] = [json.loads(line) for line in capsys.readouterr().out.strip().split("\n")]
+    assert row["name"] == "tabbed" and row["photos"] == 2
+    assert _deck(["remove", "tabbed"]) == 0
+    assert _deck(["remove", "tabbed"]) == 2
