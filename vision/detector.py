@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -292,17 +293,44 @@ _models: dict[tuple[str, str], Models] = {}
 
 
 def get_models(runtime: Runtime | str | None = None, models_dir: Path | None = None) -> Models:
-    """The process-wide models for a runtime (``Runtime.named``), loaded on first use."""
+    """The process-wide models for a runtime (``Runtime.named``), loaded on first use; ``models_dir`` names
+    another folder (a taught deck's), whose models are kept as :func:`_other_models` says."""
     chosen = Runtime.named(runtime)
-    d = models_dir or MODELS_DIR
-    key = (chosen.value, str(d))
+    if models_dir is not None and Path(models_dir) != MODELS_DIR:
+        return _other_models(chosen, Path(models_dir))
+    key = (chosen.value, str(MODELS_DIR))
     m = _models.get(key)
     if m is None:
         with _lock:
             m = _models.get(key)
             if m is None:
-                m = Models(d, chosen)
+                m = Models(MODELS_DIR, chosen)
                 _models[key] = m
+    return m
+
+
+# A deck's models load once and stay for its next photo; a few folders at most, so that a server whose groups try
+# many decks keeps its memory. Keyed by the files' identity too: a deck taught again under its name is new models.
+OTHER_MODELS_KEPT = 4
+_other: OrderedDict[tuple[str, ...], Models] = OrderedDict()
+
+
+def _other_models(runtime: Runtime, folder: Path) -> Models:
+    try:
+        stats = [(folder / f).stat() for f in (DETECTOR_FILE, CLASSIFIER_FILE)]
+    except OSError as exc:
+        raise FileNotFoundError(f"model file missing: {exc.filename}") from None
+    key = (runtime.value, str(folder), *(f"{s.st_ino}:{s.st_mtime_ns}" for s in stats))
+    with _lock:
+        m = _other.get(key)
+        if m is not None:
+            _other.move_to_end(key)
+            return m
+    m = Models(folder, runtime)
+    with _lock:
+        _other[key] = m
+        while len(_other) > OTHER_MODELS_KEPT:
+            _other.popitem(last=False)
     return m
 
 

@@ -447,8 +447,8 @@
     reveal();
   }
 
-  // A group of a verdict: its cards from the answer, its title and what its wilds stand for from "shown".
-  function groupItem(g, shown) {
+  // A group as a list item: its title from "shown", then its cards as small chips.
+  function titledGroup(g, shown) {
     const li = document.createElement("li");
     const what = document.createElement("span");
     what.className = "what";
@@ -458,6 +458,12 @@
     mini.className = "mini";
     g.cards.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
     li.appendChild(mini);
+    return li;
+  }
+
+  // A group of a verdict: its cards from the answer, its title and what its wilds stand for from "shown".
+  function groupItem(g, shown) {
+    const li = titledGroup(g, shown);
     if (shown.wilds) {
       const as = document.createElement("span");
       as.className = "wild-as";
@@ -527,15 +533,7 @@
   // ------------------------------------------------------------------ hand advice
 
   function adviceGroup(g, shown) {
-    const li = document.createElement("li");
-    const what = document.createElement("span");
-    what.className = "what";
-    what.textContent = shown.title;
-    li.appendChild(what);
-    const mini = document.createElement("span");
-    mini.className = "mini";
-    g.cards.forEach((c) => mini.appendChild(chipEl({card: c}, true)));
-    li.appendChild(mini);
+    const li = titledGroup(g, shown);
     const need = document.createElement("span");
     need.className = g.missing ? "need" : "have";
     need.textContent = g.missing ? fill(words.needs, {need: shown.need}) : "✓";

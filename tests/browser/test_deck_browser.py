@@ -5,19 +5,18 @@ by the real teaching process. Screenshots go to test-artifacts/decks/."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask_migrate import upgrade
 from playwright.sync_api import expect
-from werkzeug.serving import make_server
 
 from companion.app import create_app
 from companion.decks import routes as deck_routes
 from companion.extensions import db
 from tests.browser import test_score_keeper_browser as score_keeper
+from tests.web.served import served
 
 browser = score_keeper.browser
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "decks"
@@ -49,12 +48,8 @@ def base_url(tmp_path: Path, decks: Path) -> Iterator[str]:
     )
     with app.app_context():
         upgrade()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    with served(app) as base:
+        yield base
     with app.app_context():
         db.engine.dispose()
 

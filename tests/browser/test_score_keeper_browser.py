@@ -7,17 +7,16 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from flask_migrate import upgrade
-from werkzeug.serving import make_server
 
 from companion.app import create_app
 from companion.extensions import db
+from tests.web.served import served
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
@@ -53,12 +52,8 @@ def base_url(tmp_path: Path) -> Iterator[str]:
     )
     with app.app_context():
         upgrade()
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=10)
+    with served(app) as base:
+        yield base
     with app.app_context():
         db.engine.dispose()
 

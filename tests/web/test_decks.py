@@ -429,7 +429,7 @@ needs_model = pytest.mark.skipif(
 
 @needs_model
 def test_the_referee_reads_a_games_photos_with_its_deck_and_falls_back_when_it_is_removed(app, decks):
-    from companion.referee import camera
+    from vision import detector
 
     folder = make_deck(decks, "kitchen")
     client = app.test_client()
@@ -438,7 +438,7 @@ def test_the_referee_reads_a_games_photos_with_its_deck_and_falls_back_when_it_i
     read = _hand(client, game.id)
     assert read.status_code == 200 and read.json["deck"] == "kitchen" and "deck_note" not in read.json
     # The camera read with the models in the deck's folder.
-    assert any(key[0] == str(folder) for key in camera._deck_models)
+    assert any(key[1] == str(folder) for key in detector._other)
     assert len(read.json["cards"]) >= 10
     # A photo from no game, or another game, reads with the shipped models.
     assert _hand(client).json["deck"] is None
