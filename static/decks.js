@@ -88,7 +88,20 @@
     // A list changed after its photo was checked is checked again: the photo must show what the list names.
     step.cards.addEventListener("change", () => check(step));
   });
-  if (nameInput) nameInput.addEventListener("input", summary);
+  // A name taken already is taught again only with the box ticked, which names that deck; a tick never carries
+  // over to another name.
+  const taken = new Set(script.taken || []);
+  const replaceBox = $("deck-replace-box");
+  function offerReplace() {
+    const name = nameInput ? nameInput.value.trim() : "";
+    const shown = taken.has(name);
+    $("deck-replace").hidden = !shown;
+    if (!shown || $("deck-replace-label").dataset.name !== name) replaceBox.checked = false;
+    $("deck-replace-label").dataset.name = name;
+    $("deck-replace-label").textContent = shown ? fill(words.replace, {name: name}) : "";
+  }
+  if (nameInput) nameInput.addEventListener("input", () => { offerReplace(); summary(); });
+  offerReplace();
   summary();
 
   // ------------------------------------------------------------------ learning
@@ -114,6 +127,8 @@
     if (job.state === "done") {
       $("deck-ready").textContent = fill(words.ready, {name: job.deck || job.name});
       $("deck-default-name").value = job.deck || job.name;
+      taken.add(job.deck || job.name);
+      offerReplace();
     }
     if (start) start.disabled = running || !steps.some((st) => st.ok) || !nameInput.value.trim();
     return running;
@@ -140,6 +155,7 @@
     const ready = steps.filter((s) => s.ok);
     const fd = new FormData();
     fd.append("name", nameInput.value.trim());
+    if (replaceBox.checked && !$("deck-replace").hidden) fd.append("replace", "1");
     fd.append("lang", script.lang);
     ready.forEach((s) => { fd.append("photo", s.photo.blob, s.photo.name); fd.append("cards", s.cards.value); });
     start.disabled = true;
@@ -148,6 +164,8 @@
       .then(answer)
       .then(({ok, body}) => {
         if (!ok) {
+          // Taught under that name from elsewhere since this page was opened: offer the box now.
+          if (body.code === "deck-exists") { taken.add(nameInput.value.trim()); offerReplace(); }
           $("deck-start-error").textContent = errorText(body) || words.not_sent;
           $("deck-start-error").hidden = false;
           if (body.photo && ready[body.photo - 1]) mark(ready[body.photo - 1], "bad", "✗ " + errorText(body));

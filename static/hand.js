@@ -4,7 +4,9 @@
 (function () {
   "use strict";
   const boxes = document.querySelectorAll("[data-hand-photo]");
-  if (!boxes.length || !window.fetch || !window.FormData) return;
+  // Without the shared shrinking (static/shrink.js, loaded before this) the photo boxes stay hidden and the
+  // counters work on their own.
+  if (!boxes.length || !window.fetch || !window.FormData || !window.phase10Photo) return;
   // Below this confidence (detector score x classifier probability: the API's "confidence" of each card) the
   // camera may have the colour or the number wrong, and the card is marked "?" for the player to check. The
   // referee page marks its cards at the same threshold.
@@ -24,32 +26,11 @@
     const category = plurals ? plurals.select(n) : (n === 1 ? "one" : "other");
     return fill(forms[category] || forms.other || (n === 1 ? one : other), {n: n});
   }
-  // A phone photo is shrunk before it is sent, as on the referee page: the camera reads the cards as well from
-  // this size, and a few hundred kilobytes cross a busy Wi-Fi where several megabytes stall.
+  // A phone photo is shrunk before it is sent (static/shrink.js, as on the referee page): the camera reads the
+  // cards as well from this size, and a few hundred kilobytes cross a busy Wi-Fi where several megabytes stall.
   const LONG_SIDE = 1600;
   const QUALITY = 0.85;
-
-  // The photo as it will be sent: upright by its EXIF orientation and shrunk to LONG_SIDE, or the file itself
-  // when it is small already or the browser cannot do it.
-  function shrinkPhoto(file) {
-    const original = {blob: file, name: file.name || "hand.jpg"};
-    if (typeof createImageBitmap !== "function") return Promise.resolve(original);
-    return createImageBitmap(file, {imageOrientation: "from-image"}).then((bitmap) => {
-      const scale = LONG_SIDE / Math.max(bitmap.width, bitmap.height);
-      if (!(scale < 1)) { bitmap.close(); return original; }
-      const canvas = document.createElement("canvas");
-      canvas.width = Math.round(bitmap.width * scale);
-      canvas.height = Math.round(bitmap.height * scale);
-      const ctx = canvas.getContext("2d");
-      ctx.imageSmoothingQuality = "high";
-      ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-      bitmap.close();
-      return new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", QUALITY)).then((blob) => {
-        if (!blob || blob.size >= file.size) return original;
-        return {blob: blob, name: original.name.replace(/\.[^.]*$/, "") + ".jpg"};
-      });
-    }).catch(() => original);
-  }
+  const shrinkPhoto = (file) => window.phase10Photo.shrink(file, LONG_SIDE, QUALITY, "hand.jpg");
 
   const COLOURS = Object.assign({R: "Red", B: "Blue", G: "Green", Y: "Yellow"}, words.colours || {});
   const CARDS = Object.assign({R: "red {n}", B: "blue {n}", G: "green {n}", Y: "yellow {n}", W: "Wild", S: "Skip"}, words.cards || {});

@@ -1,13 +1,13 @@
 // Shrinking a phone photo before it is sent, shared by the pages that send photos (the referee, the deck
-// walkthrough): a few hundred kilobytes cross a busy Wi-Fi where several megabytes stall, and the camera reads
-// as well from the shrunk photo as long as it keeps the long side the server asks for.
+// walkthrough, the round form's hand count): a few hundred kilobytes cross a busy Wi-Fi where several megabytes
+// stall, and the camera reads as well from the shrunk photo as long as it keeps the long side the server asks for.
 (function () {
   "use strict";
   // The photo as it will be sent: turned upright by its EXIF orientation and shrunk to longSide, or the file
   // itself when it is small already or the browser cannot do it. Width and height are the sent image's pixels
-  // (0 when unknown: the server's answer gives them).
-  function shrink(file, longSide, quality) {
-    const original = {blob: file, name: file.name || "photo.jpg", width: 0, height: 0};
+  // (0 when unknown: the server's answer gives them). fallbackName names a file that has no name of its own.
+  function shrink(file, longSide, quality, fallbackName) {
+    const original = {blob: file, name: file.name || fallbackName || "photo.jpg", width: 0, height: 0};
     if (typeof createImageBitmap !== "function") return Promise.resolve(original);
     return createImageBitmap(file, {imageOrientation: "from-image"}).then((bitmap) => {
       const w = bitmap.width, h = bitmap.height;

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
+from sqlalchemy import func
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.wrappers import Response
 
@@ -22,7 +23,7 @@ from .. import i18n
 from ..access import editor_required, page_token
 from ..answers import answers_in_json
 from ..extensions import db
-from ..i18n import gettext
+from ..i18n import gettext, ngettext
 from ..models import Game, is_game_id
 from ..referee.uploads import form_field, limit_request, photo_bytes, photo_limit, too_large
 from . import bp, store, teaching, words
@@ -139,6 +140,80 @@ def choose_default() -> Any:
     return redirect(url_for("decks.index"))
 
 
+# --------------------------------------------------------------------------------------------- removing
+
+
+def _listed_or_404(name: str) -> str:
+    """The deck named in the address, when the decks page lists it; a 404 for anything else (a path, a hidden
+    or missing folder): nothing else reaches the disk."""
+    listed = store.listed(name)
+    if listed is None:
+        shown = name if len(name) <= store.NAME_MAX else name[: store.NAME_MAX] + "…"
+        raise NotFound(words.problem("no-deck", "", name=shown))
+    return listed
+
+
+def _removal_refused(name: str, teaching_now: str | None) -> str | None:
+    """Why the deck ``name`` cannot be removed now (it is being learnt again), or ``None`` when it can."""
+    return words.problem("deck-teaching", "", name=name) if teaching_now == name else None
+
+
+def _games_with(name: str) -> int:
+    """How many games chose the deck ``name`` for their photos."""
+    count = db.session.execute(
+        db.select(func.count()).select_from(Game).where(Game.camera_deck == name)
+    ).scalar_one()
+    return int(count)
+
+
+@bp.get("/decks/remove/<name>")
+def remove_page(name: str) -> str:
+    """The confirmation a removal needs, with what it changes for the games and the server; works without
+    script (the removal itself is the POST of its form)."""
+    name = _listed_or_404(name)
+    progress = teaching.status(store.folder())
+    now = str(progress.get("name") or "") if progress.get("state") in teaching.RUNNING else None
+    return render_template(
+        "decks/remove.html",
+        name=name,
+        is_default=store.default_name() == name,
+        games=_games_with(name),
+        refused=_removal_refused(name, now),
+    )
+
+
+@bp.post("/decks/remove/<name>")
+def remove(name: str) -> Any:
+    """Remove a taught deck: anyone on the decks page may, as anyone may teach one or choose the server's
+    (the page's CSRF token is checked by the app). Refused, with nothing changed, while it is being learnt."""
+    name = _listed_or_404(name)
+    decks = store.folder()
+    try:
+        with teaching.no_new_run(decks) as now:
+            refused = _removal_refused(name, now)
+            was_default = store.remove(name) if refused is None else False
+    except LookupError:
+        # Removed by another request (or phase10 deck remove) since this one found it.
+        raise NotFound(words.problem("no-deck", "", name=name)) from None
+    if refused is not None:
+        flash(refused)
+        return _index_page(), 409
+    games = _games_with(name)
+    said = [gettext("The deck %(name)s was removed.", name=name)]
+    if was_default:
+        said.append(gettext("The camera now reads photos with its own models."))
+    if games:
+        said.append(
+            ngettext(
+                "%(num)d game that chose it now reads its photos with the camera's own models.",
+                "%(num)d games that chose it now read their photos with the camera's own models.",
+                games,
+            )
+        )
+    flash(" ".join(said))
+    return redirect(url_for("decks.index"))
+
+
 # --------------------------------------------------------------------------------------------- teaching
 
 
@@ -160,6 +235,8 @@ def teach_page() -> str:
             "decks": url_for("decks.index"),
             "lang": i18n.current_language(),
             "long_side": _teach_long_side(),
+            # The names taken already: the page offers to replace a deck when its name is typed.
+            "taken": [d.name for d in _taught()],
             "words": words.script_words(),
         },
     )
@@ -212,6 +289,9 @@ def start_teaching() -> tuple[Response, int]:
         uploads = request.files.getlist("photo")
         lists = request.form.getlist("cards")
         name = (request.form.get("name") or "").strip()
+        # Teaching again under a taught deck's name replaces it, as ``phase10 deck teach`` does, but only when
+        # the form's box says so: a name typed by chance never costs a group its deck.
+        replace = request.form.get("replace") == "1"
     except RequestEntityTooLarge:
         raise too_large() from None
     teach = _teach_module()
@@ -227,7 +307,9 @@ def start_teaching() -> tuple[Response, int]:
     if len(lists) != len(uploads):
         raise BadInput(gettext("Each photo needs its card list."), field="cards")
     decks = store.folder()
-    if (decks / name).exists():
+    # The teaching run replaces the deck only once the new one is ready (vision.teach.teach): until then, and
+    # for good if the run fails, the games read with the old one.
+    if (decks / name).exists() and not replace:
         raise DeckRefused("deck-exists", status=409, field="name", name=name)
     if training_missing() is not None:
         raise DeckRefused("needs-training", status=503)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import secrets
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +100,39 @@ def models_folder(name: str) -> Path | None:
     deck = folder() / safe
     files = (deck / detector.DETECTOR_FILE, deck / detector.CLASSIFIER_FILE)
     return deck if all(f.is_file() for f in files) else None
+
+
+def listed(name: object) -> str | None:
+    """``name`` when it is the name of a deck :func:`taught` lists (whether or not its models are there), else
+    ``None``: a name from a request reaches the disk only through this."""
+    safe = _safe(name)
+    try:
+        return safe if safe is not None and safe in {d.name for d in taught()} else None
+    except DecksUnavailable:
+        return None
+
+
+def remove(name: str) -> bool:
+    """Forget the taught deck ``name`` (one :func:`listed` names; :class:`LookupError` for any other), and make
+    the shipped models the server's default if it was the default; returns whether it was. Games that chose it
+    keep its name (their choice is their editors', not this page's) and read with the shipped models, as
+    :func:`choice_for` says."""
+    safe = listed(name)
+    if safe is None:
+        raise LookupError(f"there is no deck called {name!r} here")
+    deck = folder() / safe
+    # Moved aside in one step before it is deleted: a photo read meanwhile finds the whole deck or none of it,
+    # never half its models. The hidden name is one vision.teach never lists.
+    gone = deck.with_name(f".{safe}-removed-{secrets.token_hex(4)}")
+    try:
+        os.replace(deck, gone)
+    except FileNotFoundError:
+        raise LookupError(f"the deck {name!r} was removed meanwhile") from None
+    shutil.rmtree(gone, ignore_errors=True)
+    was_default = default_name() == safe
+    if was_default:
+        set_default(None)
+    return was_default
 
 
 def default_name() -> str | None:

@@ -10,6 +10,7 @@ process (waitress threads, gunicorn workers) sees the same answer. The process w
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -18,7 +19,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,27 @@ def running(decks: Path) -> bool:
         return True
     os.close(fd)
     return False
+
+
+@contextlib.contextmanager
+def no_new_run(decks: Path) -> Iterator[str | None]:
+    """Holds the teaching lock for the block when no run holds it, so that no run starts meanwhile (``start``
+    waits a moment for it), and yields ``None``; when a run holds it already, yields the name of the deck that
+    run is teaching. What changes a deck on disk does so inside this block, and never to the deck taught now."""
+    try:
+        fd = _lock_fd(decks)
+    except ImportError:
+        # No flock here: no run can be started on this server either (the decks pages say so).
+        yield None
+        return
+    if fd is None:
+        progress = status(decks)
+        yield str(progress.get("name") or "") if progress.get("state") in RUNNING else None
+        return
+    try:
+        yield None
+    finally:
+        os.close(fd)
 
 
 def read_progress(decks: Path) -> dict[str, Any] | None:

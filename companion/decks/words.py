@@ -157,7 +157,13 @@ def problem(code: str, english: str, **values: Any) -> str:
         "no-deck": lambda: gettext("There is no deck called %(name)s on this server.", **values),
         "needs-training": needs_training,
         "deck-exists": lambda: gettext(
-            "There is already a deck called %(name)s on this server: choose another name.", **values
+            "There is already a deck called %(name)s on this server: choose another name, or tick "
+            "“Replace the deck %(name)s” to teach it again.",
+            **values,
+        ),
+        "deck-teaching": lambda: gettext(
+            "The deck %(name)s is being learnt again right now: it can be removed once that is done.",
+            **values,
         ),
         "too-many-photos": lambda: gettext("At most %(most)d photos can teach one deck.", **values),
         "no-photos": lambda: gettext("Check at least one photo before teaching the deck."),
@@ -177,6 +183,11 @@ def needs_training() -> str:
         "Learning a deck needs the train extra on this server (pip install -e '.[train]'), or the command "
         "'phase10 deck teach' on a computer that has it. You can still check your photos here."
     )
+
+
+def replace_label(name: str) -> str:
+    """The teaching form's explicit consent to teach an existing deck again under its name."""
+    return gettext("Replace the deck %(name)s", name=name)
 
 
 def stage(name: str) -> str:
@@ -210,5 +221,6 @@ def script_words() -> dict[str, Any]:
         "elapsed": gettext("%(minutes)s min %(seconds)s s so far", minutes="{minutes}", seconds="{seconds}"),
         "took": gettext("Took %(minutes)s min %(seconds)s s", minutes="{minutes}", seconds="{seconds}"),
         "ready": gettext("The deck %(name)s is ready.", name="{name}"),
+        "replace": replace_label("{name}"),
         "lost": gettext("The server could not be reached: still trying…"),
     }

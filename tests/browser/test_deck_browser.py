@@ -155,3 +155,97 @@ def test_without_the_train_extra_the_page_says_so_and_still_checks_photos(base_u
     expect(page.locator("#deck-start")).to_have_count(0)
     upload(page, 5, photo_files()[4][0])
     expect(result(page, 5)).to_contain_text("12 cards found", timeout=30_000)
+
+
+def test_teaching_again_under_a_taken_name_needs_the_replace_box(base_url, browser, decks, monkeypatch):
+    from tests.web.test_decks import make_deck
+
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
+    make_deck(decks, "kitchen")
+    page = phone(browser)
+    page.goto(f"{base_url}/decks/teach")
+    upload(page, 1, photo_files()[0][0])
+    expect(result(page, 1)).to_contain_text("12 cards found", timeout=30_000)
+    replace = page.locator("#deck-replace")
+    box = page.get_by_role("checkbox", name="Replace the deck kitchen")
+    page.fill("#name", "kitche")
+    expect(replace).to_be_hidden()
+    page.fill("#name", "kitchen")
+    expect(replace).to_be_visible()
+    expect(box).not_to_be_checked()
+    # Without the tick the server's refusal stands, and says what to tick.
+    page.click("#deck-start")
+    expect(page.locator("#deck-start-error")).to_contain_text(
+        "There is already a deck called kitchen on this server: choose another name, or tick"
+    )
+    expect(page.locator("#deck-progress")).to_be_hidden()
+    box.check()
+    # A tick is for the name it names: another name hides it, and coming back finds it clear.
+    page.fill("#name", "kitchen2")
+    expect(replace).to_be_hidden()
+    page.fill("#name", "kitchen")
+    expect(box).not_to_be_checked()
+    box.check()
+    shot(page, "05-replace")
+    page.click("#deck-start")
+    expect(page.locator("#deck-stage")).to_contain_text(
+        "Drawing practice tables with your cards", timeout=30_000
+    )
+    (decks / "release").touch()
+    expect(page.locator("#deck-ready")).to_have_text("The deck kitchen is ready.", timeout=30_000)
+    page.goto(f"{base_url}/decks/")
+    expect(page.locator(".deck-item", has_text="kitchen")).to_contain_text("12 cards taught")
+    assert page.blocked == []
+
+
+def test_a_deck_is_removed_without_script_once_its_removal_is_confirmed(base_url, browser, decks):
+    from tests.web.test_decks import make_deck
+
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{base_url}/decks/")
+    page.get_by_role("link", name="Remove the deck kitchen").click()
+    expect(page.locator("h1")).to_have_text("Remove the deck kitchen?")
+    assert (decks / "kitchen").exists()
+    shot(page, "06-remove-confirm")
+    page.get_by_role("button", name="Yes, remove the deck kitchen").click()
+    expect(page.locator(".flash")).to_have_text("The deck kitchen was removed.")
+    expect(page.locator(".deck-item")).to_have_count(1)
+    expect(page.locator(".deck-item")).to_contain_text("cabin")
+    assert not (decks / "kitchen").exists()
+    # Keeping it changes nothing.
+    page.get_by_role("link", name="Remove the deck cabin").click()
+    page.get_by_role("link", name="Keep it").click()
+    expect(page.locator("h1")).to_have_text("Your deck")
+    assert (decks / "cabin" / "deck.json").exists()
+    context.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (360, 740)])
+def test_the_decks_page_and_the_removal_page_have_no_serious_accessibility_violation(
+    base_url, browser, decks, size
+):
+    """The pages tests/browser/test_accessibility_browser.py checks, here with a deck on the server: its Remove
+    link, and the confirmation page that only a listed deck has."""
+    import json
+
+    from tests.browser.test_accessibility_browser import AXE
+    from tests.web.test_decks import make_deck
+
+    if not AXE.exists():
+        pytest.skip("axe-core is not installed (bash .ci/system-deps)")
+    make_deck(decks, "kitchen")
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    page = context.new_page()
+    problems = {}
+    for path in ("/decks/", "/decks/remove/kitchen"):
+        page.goto(base_url + path)
+        page.evaluate(AXE.read_text())
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        bad = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        if bad:
+            problems[path] = bad
+    assert not problems, json.dumps(problems)
+    context.close()

@@ -184,3 +184,51 @@ def test_cards_the_camera_was_unsure_of_are_marked_for_the_player_to_check(
         page.locator(".hp-picker .hp-ranks").get_by_role("button", name="7", exact=True).click()
         expect(ben.locator(".hp-chip.unsure")).to_have_count(0)
         expect(ben.get_by_role("button", name="blue 7", exact=True)).to_be_visible()
+
+
+def test_a_phone_photo_is_sent_upright_and_shrunk_by_the_shared_shrinking(
+    hand_app, browser, tmp_path, monkeypatch
+):
+    """hand.js shrinks with static/shrink.js, as the referee page and the deck walkthrough do: a 12-MP photo
+    held sideways (EXIF orientation 6) reaches the server upright with its long side at 1600 px, as a JPEG."""
+    import cv2
+    import numpy as np
+
+    from companion.referee import camera
+    from tests.photo.scenes import phase_scene, rotated_for_exif
+    from vision.reader import PhotoReading
+
+    sent: list[bytes] = []
+
+    def read(data, *, max_pixels):
+        sent.append(data)
+        return PhotoReading((), (), 1600, 1200, {"decode": 1.0})
+
+    monkeypatch.setattr(camera, "read", read)
+    jpeg, _ = phase_scene("R3 G7 B11", seed=2, size=(4000, 3000))
+    photo = tmp_path / "sideways.jpg"
+    photo.write_bytes(rotated_for_exif(jpeg))
+    with served(hand_app) as base:
+        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+        page = phone(browser)
+        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+        page.goto(f"{base}/games/{game['id']}/round")
+        # Every call of the shared shrinking, noted on its way through.
+        page.evaluate(
+            """() => {
+              const shared = window.phase10Photo.shrink;
+              window.shrinkCalls = [];
+              window.phase10Photo.shrink = (file, side, quality, name) => {
+                window.shrinkCalls.push([side, quality, name]);
+                return shared(file, side, quality, name);
+              };
+            }"""
+        )
+        ana = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ana')"))
+        expect(ana.locator("[data-hand-photo]")).to_be_visible()
+        ana.locator("[data-hand-file]").set_input_files(str(photo))
+        expect(ana.locator("[data-hand-status]")).to_contain_text("no cards were found", timeout=30_000)
+        assert page.evaluate("window.shrinkCalls") == [[1600, 0.85, "hand.jpg"]]
+    assert len(sent) == 1 and sent[0][:3] == b"\xff\xd8\xff"
+    pixels = cv2.imdecode(np.frombuffer(sent[0], np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    assert pixels.shape[:2] == (1200, 1600)

@@ -89,13 +89,21 @@ def post_check(client: FlaskClient, data: bytes, cards: str, **headers: str) -> 
     )
 
 
-def post_teach(client: FlaskClient, name: str, shots: Sequence[tuple[bytes, str]]) -> Any:
+def post_teach(
+    client: FlaskClient,
+    name: str,
+    shots: Sequence[tuple[bytes, str]],
+    headers: dict[str, str] | None = None,
+    **fields: str,
+) -> Any:
     return client.post(
         "/decks/teach",
+        headers=headers,
         data={
             "name": name,
             "photo": [(io.BytesIO(b), f"photo-{i}.jpg") for i, (b, _) in enumerate(shots)],
             "cards": [c for _, c in shots],
+            **fields,
         },
     )
 
@@ -141,8 +149,10 @@ def fake_teach(
     progress("classifier", 30, 30)
     progress("detector", 12, 12)
     progress("saving", 2, 2)
+    work = decks / f".{name}-work"
+    shutil.rmtree(work, ignore_errors=True)
     folder = make_deck(
-        decks,
+        work,
         name,
         cards=sorted({str(c) for c in taught.faces}),
         figures={
@@ -151,7 +161,15 @@ def fake_teach(
             "detector": {"val_map50": 0.91},
         },
     )
-    return folder
+    # As vision.teach.teach ends: a deck taught before under this name is swapped for the new one only now.
+    final = decks / name
+    if final.exists():
+        old = decks / f".{name}-old"
+        os.replace(final, old)
+        shutil.rmtree(old)
+    os.replace(folder, final)
+    shutil.rmtree(work)
+    return final
 
 
 def wait_for(
@@ -366,10 +384,58 @@ def test_a_photo_that_does_not_pass_its_check_starts_no_run_and_names_its_step(c
     assert client.get("/decks/teaching").json == {"state": "idle"}
 
 
-def test_a_deck_name_taken_already_is_a_409(client, decks, with_training):
+@pytest.mark.parametrize("replace", [None, "", "0", "yes", "on"])
+def test_a_deck_name_taken_already_is_a_409_unless_the_replace_box_is_ticked(
+    client, decks, with_training, replace
+):
     make_deck(decks, "kitchen")
-    answer = post_teach(client, "kitchen", photos()[:1])
+    fields = {} if replace is None else {"replace": replace}
+    answer = post_teach(client, "kitchen", photos()[:1], **fields)
     assert answer.status_code == 409 and answer.json["code"] == "deck-exists"
+    assert "Replace the deck kitchen" in answer.json["error"]
+    assert client.get("/decks/teaching").json == {"state": "idle"}
+    german = post_teach(client, "kitchen", photos()[:1], {"Accept-Language": "de"}, **fields)
+    assert german.status_code == 409 and "„Das Deck kitchen ersetzen“" in german.json["error"]
+
+
+def test_the_walkthrough_knows_the_names_taken_and_offers_to_replace_a_deck(client, decks, with_training):
+    make_deck(decks, "kitchen")
+    page = client.get("/decks/teach").get_data(as_text=True)
+    script = json.loads(page.split('id="deck-script">', 1)[1].split("</script>", 1)[0])
+    assert script["taken"] == ["kitchen"] and script["words"]["replace"] == "Replace the deck {name}"
+    # Hidden until the name typed is a taken one (static/decks.js); its value is the one the server takes.
+    assert '<div id="deck-replace" hidden>' in page
+    assert 'name="replace" value="1"' in page
+
+
+def test_teaching_again_with_the_box_ticked_replaces_the_deck_once_the_new_one_is_ready(
+    client, decks, with_training
+):
+    make_deck(decks, "kitchen")
+    client.post("/decks/default", data={"deck": "kitchen"})
+    started = post_teach(client, "kitchen", photos()[:1], replace="1")
+    assert started.status_code == 202, started.json
+    wait_for(client, ["running"], stage="rendering")
+    # Until the new deck is ready the old one is there whole, listed, and read with.
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "3 cards taught" in page and "read with by default" in page
+    assert json.loads((decks / "kitchen" / "deck.json").read_text())["cards"] == ["R1", "R2", "R3"]
+    (decks / "release").touch()
+    done = wait_for(client, ["done", "failed"])
+    assert done["state"] == "done" and done["deck"] == "kitchen", done
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "12 cards taught" in page and "3 cards taught" not in page and "read with by default" in page
+    assert [p.name for p in decks.iterdir() if p.name.startswith(".kitchen")] == []
+
+
+def test_a_replacing_run_that_fails_leaves_the_old_deck(client, decks, with_training):
+    make_deck(decks, "kitchen")
+    (decks / "fail").touch()
+    (decks / "release").touch()
+    assert post_teach(client, "kitchen", photos()[:1], replace="1").status_code == 202
+    assert wait_for(client, ["done", "failed"])["state"] == "failed"
+    assert json.loads((decks / "kitchen" / "deck.json").read_text())["cards"] == ["R1", "R2", "R3"]
+    assert "3 cards taught" in client.get("/decks/").get_data(as_text=True)
 
 
 def test_teaching_needs_the_pages_csrf_token(app_factory, with_training):
@@ -494,3 +560,152 @@ def test_the_migration_adds_and_drops_the_games_deck_column(database, tmp_path):
         upgrade()
         assert "camera_deck" in {c["name"] for c in inspect(db.engine).get_columns("games")}
         db.engine.dispose()
+
+
+# --------------------------------------------------------------------------------------------- removing a deck
+
+
+def test_a_deck_is_removed_from_the_page_once_the_removal_is_confirmed(client, decks):
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    page = client.get("/decks/").get_data(as_text=True)
+    assert 'href="/decks/remove/kitchen" aria-label="Remove the deck kitchen"' in page
+    assert "phase10 deck remove" not in page
+    # The confirmation is a page of its own: it works without script, and opening it changes nothing.
+    confirm = client.get("/decks/remove/kitchen")
+    assert confirm.status_code == 200
+    html = confirm.get_data(as_text=True)
+    assert '<form method="post" action="/decks/remove/kitchen"' in html and 'name="csrf_token"' in html
+    assert "Yes, remove the deck kitchen" in html and "Its models are deleted from this server" in html
+    assert "by default" not in html and "chose this deck" not in html
+    assert (decks / "kitchen" / "deck.json").exists()
+    removed = client.post("/decks/remove/kitchen")
+    assert removed.status_code == 302 and removed.headers["Location"] == "/decks/"
+    assert not (decks / "kitchen").exists() and (decks / "cabin" / "deck.json").exists()
+    # Moved aside, then deleted: nothing of it is left beside the decks (the lock file stays, as after a run).
+    assert sorted(p.name for p in decks.iterdir()) == [teaching.LOCK_FILE, "cabin"]
+    after = client.get("/decks/").get_data(as_text=True)
+    assert '<p class="flash" role="status">The deck kitchen was removed.</p>' in after
+    assert "<strong>kitchen</strong>" not in after and "<strong>cabin</strong>" in after
+    assert client.get("/decks/remove/kitchen").status_code == 404
+    assert client.post("/decks/remove/kitchen").status_code == 404
+
+
+def test_removing_the_servers_deck_and_a_games_deck_falls_back_to_the_shipped_models_and_says_so(app, decks):
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    client = app.test_client()
+    game = _editor(client)
+    client.post(f"/decks/games/{game.id}", data={"deck": "kitchen"})
+    client.post("/decks/default", data={"deck": "kitchen"})
+    confirm = client.get("/decks/remove/kitchen").get_data(as_text=True)
+    assert "This server reads every game's photos with it by default" in confirm
+    assert "1 game chose this deck: it will read its photos with the camera's own models" in confirm
+    german = client.get("/decks/remove/kitchen", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Ja, das Deck kitchen entfernen" in german and "1 Spiel hat dieses Deck gewählt" in german
+
+    client.post("/decks/remove/kitchen")
+    flash = client.get("/decks/").get_data(as_text=True)
+    assert (
+        "The deck kitchen was removed. The camera now reads photos with its own models. 1 game that chose it "
+        "now reads its photos with the camera&#39;s own models."
+    ) in flash
+    # The server's choice is the page's own: it goes back to the shipped models, with nothing left pointing at
+    # the removed deck. A game's choice is its editors': it keeps the name and reads with the shipped models.
+    assert not (decks / "default.json").exists()
+    assert _camera_deck(app, game.id) == "kitchen"
+    game_page = client.get(f"/decks/games/{game.id}").get_data(as_text=True)
+    assert "The deck kitchen is no longer on this server: the camera reads with its own models." in game_page
+    assert "The camera reads this game's photos with its own models." in game_page
+
+
+def test_removing_another_deck_leaves_the_servers_deck_alone(client, decks):
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    client.post("/decks/default", data={"deck": "cabin"})
+    assert client.post("/decks/remove/kitchen").status_code == 302
+    assert json.loads((decks / "default.json").read_text()) == {"deck": "cabin"}
+    page = client.get("/decks/").get_data(as_text=True)
+    assert (
+        "The deck kitchen was removed." in page
+        and "The camera now reads photos with its own models" not in page
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "nosuch",
+        "notadeck",
+        ".hidden",
+        "..",
+        "default.json",
+        ".teaching",
+        ".teaching.lock",
+        "x" * 41,
+        "..%2Fvictim",
+        "%2e%2e%2fvictim",
+        "../victim",
+        "kitchen%00",
+        "kitchen/",
+        "Kitchen",
+    ],
+)
+def test_a_name_that_is_not_a_listed_deck_removes_nothing(client, decks, tmp_path, name):
+    make_deck(decks, "kitchen")
+    make_deck(decks, ".hidden")  # a deck's files under a name no deck can have
+    (decks / "notadeck").mkdir()  # a folder with no deck.json
+    make_deck(tmp_path, "victim")  # beside the decks folder, where ".." would lead
+    client.post("/decks/default", data={"deck": "kitchen"})
+    teaching.ProgressFile(decks, {"job": "x", "name": "kitchen"}).write(state="done")
+    (decks / teaching.LOCK_FILE).touch()
+    before = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*"))
+    for answer in (client.get(f"/decks/remove/{name}"), client.post(f"/decks/remove/{name}")):
+        assert answer.status_code in (404, 405), (name, answer.status_code)
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")) == before
+    assert json.loads((decks / "default.json").read_text()) == {"deck": "kitchen"}
+    # The listed deck beside them is the one that can be removed.
+    assert client.get("/decks/remove/kitchen").status_code == 200
+
+
+def test_a_removal_needs_the_pages_csrf_token(app_factory, decks):
+    client = app_factory(WTF_CSRF_ENABLED=True).test_client()
+    make_deck(decks, "kitchen")
+    answer = client.post("/decks/remove/kitchen")
+    assert answer.status_code == 400 and "This form has expired" in answer.get_data(as_text=True)
+    assert (decks / "kitchen" / "deck.json").exists()
+    # With the token the confirmation page carries, it goes through.
+    page = client.get("/decks/remove/kitchen").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    assert client.post("/decks/remove/kitchen", data={"csrf_token": token}).status_code == 302
+    assert not (decks / "kitchen").exists()
+
+
+def test_a_deck_being_learnt_again_cannot_be_removed_until_the_run_ends(client, decks, with_training):
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    assert post_teach(client, "kitchen", photos()[:1], replace="1").status_code == 202
+    wait_for(client, ["running"], stage="rendering")
+    confirm = client.get("/decks/remove/kitchen")
+    html = confirm.get_data(as_text=True)
+    assert confirm.status_code == 200
+    assert "The deck kitchen is being learnt again right now: it can be removed once that is done." in html
+    assert 'action="/decks/remove/kitchen"' not in html
+    refused = client.post("/decks/remove/kitchen")
+    assert refused.status_code == 409
+    assert "The deck kitchen is being learnt again right now" in refused.get_data(as_text=True)
+    assert json.loads((decks / "kitchen" / "deck.json").read_text())["cards"] == ["R1", "R2", "R3"]
+    # Another deck is not the one being learnt: it goes.
+    assert client.post("/decks/remove/cabin").status_code == 302 and not (decks / "cabin").exists()
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    assert client.post("/decks/remove/kitchen").status_code == 302 and not (decks / "kitchen").exists()
+
+
+def test_while_a_deck_is_removed_no_teaching_run_can_start(decks):
+    decks.mkdir()
+    with teaching.no_new_run(decks) as now:
+        assert now is None
+        # What start() and every server process test: the lock is taken.
+        assert teaching.running(decks)
+    assert not teaching.running(decks)
