@@ -151,14 +151,13 @@ def _errors(truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> Co
 
 
 def _served_files(folder: Path) -> None:
-    """Make the served detector and classifier files from a training run's exports, when they are missing."""
-    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, INT8_CLASSIFIER_FILE
-    from vision.modelfiles import make_dynamic_detector, make_int8_classifier
+    """Make the served detector file from a training run's export, when it is missing (the classifier is served
+    as exported)."""
+    from vision.detector import DETECTOR_FILE, DYNAMIC_DETECTOR_FILE
+    from vision.modelfiles import make_dynamic_detector
 
     if not (folder / DYNAMIC_DETECTOR_FILE).exists():
         make_dynamic_detector(folder / DETECTOR_FILE, folder / DYNAMIC_DETECTOR_FILE)
-    if not (folder / INT8_CLASSIFIER_FILE).exists():
-        make_int8_classifier(folder / CLASSIFIER_FILE, folder / INT8_CLASSIFIER_FILE)
 
 
 if __name__ == "__main__":

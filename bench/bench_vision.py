@@ -14,8 +14,8 @@ dropped as "not a card", misread as another card, read where there is none) and 
 which; ``PHASE10_MODELS=DIR`` scores other weights; ``--runs 0`` skips the latency part.
 
 Configurations, for comparing with what ships: ``--square`` reads with the detector as exported (a 640x640
-letterbox) instead of ``card-index-dynamic.onnx``, ``--fp32`` with ``index-classifier.onnx`` instead of its int8
-twin, ``--all-views`` averages every crop view of every index, ``--both-looks`` takes the shrunk look on every
+letterbox) instead of ``card-index-dynamic.onnx``, ``--fp32`` with ``index-classifier.onnx`` even where an int8
+twin was made (``vision.modelfiles.make_int8_classifier``; none ships), ``--all-views`` averages every crop view of every index, ``--both-looks`` takes the shrunk look on every
 photo rather than only on what the first look takes for a close-up.
 
 Latency: a 4032x3024 JPEG scene (12.2 MP), ``read_photo`` from bytes to groups, median and p90 over runs, split

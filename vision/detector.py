@@ -8,9 +8,10 @@ With onnxruntime the detector runs from ``card-index-dynamic.onnx`` when that fi
 ``card-index.onnx`` beside it (``vision.modelfiles.make_dynamic_detector``): the same weights, and on the same input the same boxes,
 but it takes an input of any size and hands back the head's raw maps. A photo is then looked at without the square
 letterbox's grey bands, the half-size look costs a quarter of the first, and only the anchors that clear the score
-floor are decoded. Likewise the classifier runs from ``index-classifier-int8.onnx`` when that was made from the
-``index-classifier.onnx`` beside it (``vision.modelfiles.make_int8_classifier``). OpenCV DNN, or models from ``phase10 train``
-without those files, run the exports as they are.
+floor are decoded. The classifier runs as exported: an ``index-classifier-int8.onnx`` made from the
+``index-classifier.onnx`` beside it (``vision.modelfiles.make_int8_classifier``) would be used, but none ships,
+because 8-bit weights read the held-out set a few cards short of the export (models/MODEL_CARD.md, "Latency").
+OpenCV DNN, or models from ``phase10 train`` without the detector file, run the exports as they are.
 """
 
 from __future__ import annotations

@@ -1044,6 +1044,9 @@ class Plan:
 # detector, fine-tuned at its full input size, needs the most time per picture.
 _RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
+# Saving the deck at the end: the any-size detector file is made and checked against the export (seconds). The
+# classifier is served as exported, in fp32: its int8 twin cost the held-out set cards (models/MODEL_CARD.md).
+_SAVING = 8.0
 # The classifier's first run (crops), which also measures its pace, and how long the later ones are planned to
 # take (seconds): long enough that setting up, validating and exporting each is a small part of it.
 _FIRST_RUN = 1024
@@ -1053,15 +1056,13 @@ _RUN_SECONDS = 60.0
 _ORDINARY_CROPS = 0.4
 
 
-def plan(seconds: float, scene_seconds: float, calibration_scenes: int) -> Plan:
-    """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core,
-    whose int8 classifier is calibrated on ``calibration_scenes`` rendered scenes at the end."""
-    calibration = calibration_scenes * scene_seconds * 1.2 + 8
-    left = max(seconds - _DETECTOR_OVERHEAD - calibration - 2, 0.0)
+def plan(seconds: float, scene_seconds: float) -> Plan:
+    """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core."""
+    left = max(seconds - _DETECTOR_OVERHEAD - _SAVING - 2, 0.0)
     return Plan(
         render_until=_RENDER_SHARE * left,
         classifier_seconds=_CLASSIFIER_SHARE * left,
-        detector_until=seconds - calibration,
+        detector_until=seconds - _SAVING,
         val_scenes=8 if seconds < 300 else 16,
         min_scenes=6,
     )
@@ -1302,8 +1303,8 @@ def _learn(
 
     import torch
 
-    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, INT8_CLASSIFIER_FILE
-    from vision.modelfiles import INT8_CALIBRATION_SEEDS, make_dynamic_detector, make_int8_classifier
+    from vision.detector import DETECTOR_FILE, DYNAMIC_DETECTOR_FILE
+    from vision.modelfiles import make_dynamic_detector
     from vision.train import (
         CLASSIFIER_NAME,
         DETECTOR_NAME,
@@ -1333,7 +1334,7 @@ def _learn(
     t0 = planned = time.monotonic()
     _ = make_scene(seed, Split.TRAIN, deck=look_design(look, np.random.default_rng(seed)), faces=faces)
     scene_seconds = time.monotonic() - t0
-    p = plan(until - t0, scene_seconds, len(INT8_CALIBRATION_SEEDS))
+    p = plan(until - t0, scene_seconds)
     data = work / "data"
     xs, ys, counts = _render(faces, look, data, t0 + p.render_until, p, threads, seed, progress)
     seconds["rendering"] = time.monotonic() - t0
@@ -1417,12 +1418,8 @@ def _learn(
 
     t0 = time.monotonic()
     if progress:
-        progress("saving", 0, 2)
+        progress("saving", 0, 1)
     make_dynamic_detector(deck / DETECTOR_FILE, deck / DYNAMIC_DETECTOR_FILE)
-    if progress:
-        progress("saving", 1, 2)
-    with _quiet(work / "training.log"):
-        make_int8_classifier(deck / CLASSIFIER_FILE, deck / INT8_CLASSIFIER_FILE)
     seconds["saving"] = time.monotonic() - t0
     meta = {
         "name": name,
@@ -1448,7 +1445,7 @@ def _learn(
     }
     (deck / DECK_FILE).write_text(json.dumps(meta, indent=2) + "\n")
     if progress:
-        progress("saving", 2, 2)
+        progress("saving", 1, 1)
     return deck
 
 

@@ -342,8 +342,11 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
 
 
 def test_the_shipped_models_take_the_fast_path() -> None:
+    """The any-size detector, and the classifier as exported: its int8 twin read the held-out set two cards and
+    one scene short of it (models/MODEL_CARD.md, "Latency"), so none ships."""
     m = get_models()
-    assert m.dynamic and m.int8 and m.imgsz == 640
+    assert m.dynamic and not m.int8 and m.imgsz == 640
+    assert not (MODELS_DIR / "index-classifier-int8.onnx").exists()
 
 
 def test_the_any_size_detector_finds_the_boxes_of_the_export() -> None:
