@@ -7,6 +7,11 @@ shipped models, then the deck is taught (``vision.teach.teach``, the time it too
 scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
+        [--base DIR]
+
+``--base DIR`` reads and teaches from the models in DIR instead of the shipped ones: with a run of
+``bench/bench_left_out.py`` that never saw the family (``runs/left-out/without-dark``), the figures are what
+teaching does for a kind of deck the camera has never seen.
 """
 
 from __future__ import annotations
@@ -94,6 +99,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="teaching threads and processes")
     ap.add_argument("--seed", type=int, default=0, help="which deck design of the family")
     ap.add_argument("--keep", type=Path, default=None, help="teach into this decks folder and keep the deck")
+    ap.add_argument("--base", type=Path, default=None, help="models to read with first and teach from")
     args = ap.parse_args()
 
     from vision.detector import MODELS_DIR
@@ -110,19 +116,22 @@ def main() -> None:
     jobs = [(FIRST_SEED + i, args.family, args.seed) for i in range(args.scenes)]
     with ProcessPoolExecutor(args.threads, mp_context=spawn) as pool:
         scenes = list(pool.map(_render, jobs, chunksize=4))
-    shipped = _tally(MODELS_DIR, scenes)
+    base = args.base.resolve() if args.base else MODELS_DIR
+    shipped = _tally(base, scenes)
 
     photos = teaching_photos(design, args.seed)
     decks = args.keep or Path(tempfile.mkdtemp(prefix="bench-decks-"))
     t0 = time.monotonic()
-    folder = teach(decks, f"bench-{args.family}", photos, minutes=args.minutes, threads=args.threads)
+    folder = teach(
+        decks, f"bench-{args.family}", photos, minutes=args.minutes, threads=args.threads, base_models=base
+    )
     took = time.monotonic() - t0
     taught = _tally(folder, scenes)
 
     print()
     print("| models | card precision | card recall | exact scenes |")
     print("|---|---|---|---|")
-    print(_row("shipped", shipped))
+    print(_row("shipped" if args.base is None else f"{args.base} (before teaching)", shipped))
     print(_row(f"taught from {len(photos)} photos", taught))
     print(
         f"\nteaching: {took / 60:.1f} min of {args.minutes:g} allowed, {args.threads} threads; deck in {folder}"
