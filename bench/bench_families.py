@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -80,10 +81,8 @@ def main() -> None:
         os.environ["PHASE10_MODELS"] = str(args.models.resolve())  # read by vision.detector at import
         _served_files(args.models)
 
-    from vision.decode import decode
     from vision.detector import MODELS_DIR
     from vision.evaluate import Tally
-    from vision.reader import read_image
 
     families = _families(args.families)
     trained = set(_families(args.trained_on))
@@ -106,15 +105,7 @@ def main() -> None:
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for family in families:
-            tally = Tally()
-            kinds: Counter[str] = Counter()
-            jobs = [(FIRST_SEED + i, family) for i in range(args.scenes)]
-            for jpeg, truth in pool.map(_render, jobs, chunksize=4):
-                reading = read_image(decode(jpeg).image)
-                read = [[str(c) for c in g] for g in reading.groups]
-                tally.add(truth, read)
-                total.add(truth, read)
-                kinds.update(_errors(truth, read))
+            tally, kinds = read_family(family, args.scenes, pool, total=total)
             print(
                 f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
                 f"({tally.right_cards}/{tally.read_cards}) | {tally.recall:.4f} ({tally.right_cards}/"
@@ -127,6 +118,33 @@ def main() -> None:
         f"({total.exact}/{total.scenes}) |"
     )
     print(f"\n{time.time() - t0:.0f} s")
+
+
+def read_family(
+    family: str,
+    n: int,
+    pool: ProcessPoolExecutor,
+    *,
+    models_dir: Path | None = None,
+    total: Any = None,
+) -> tuple[Any, Counter[str]]:
+    """The tally and error kinds of ``family``'s first ``n`` scenes read the app's way (JPEG bytes, decoded as
+    an upload) with the models in ``models_dir`` (default: the process's); each scene is added to ``total`` too."""
+    from vision.decode import decode
+    from vision.evaluate import Tally
+    from vision.reader import read_image
+
+    tally = Tally()
+    kinds: Counter[str] = Counter()
+    jobs = [(FIRST_SEED + i, family) for i in range(n)]
+    for jpeg, truth in pool.map(_render, jobs, chunksize=4):
+        reading = read_image(decode(jpeg).image, models_dir=models_dir)
+        read = [[str(c) for c in g] for g in reading.groups]
+        tally.add(truth, read)
+        if total is not None:
+            total.add(truth, read)
+        kinds.update(_errors(truth, read))
+    return tally, kinds
 
 
 def _errors(truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> Counter[str]:

@@ -129,21 +129,9 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
 
 
 def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[str, Any]:
-    from collections import Counter
+    from bench_families import read_family
 
-    from bench_families import FIRST_SEED, _errors, _render
-
-    from vision.decode import decode
-    from vision.evaluate import Tally
-    from vision.reader import read_image
-
-    tally = Tally()
-    kinds: Counter[str] = Counter()
-    for jpeg, truth in pool.map(_render, [(FIRST_SEED + i, family) for i in range(n)], chunksize=4):
-        reading = read_image(decode(jpeg).image, models_dir=models)
-        read = [[str(c) for c in g] for g in reading.groups]
-        tally.add(truth, read)
-        kinds.update(_errors(truth, read))
+    tally, kinds = read_family(family, n, pool, models_dir=models)
     return {
         "precision": tally.precision,
         "recall": tally.recall,

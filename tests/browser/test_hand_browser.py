@@ -55,6 +55,15 @@ def _hand_reading(text: str, unsure: int):
     return read
 
 
+def _round_page(app, browser, base):
+    """A phone on the round form of a new game of Ana and Ben, as the game's editor."""
+    game = app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+    page = phone(browser)
+    page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+    page.goto(f"{base}/games/{game['id']}/round")
+    return page
+
+
 def test_a_hand_photographed_fills_the_players_counters_after_a_tap_to_correct_it(
     hand_app, browser, tmp_path, monkeypatch
 ):
@@ -69,10 +78,7 @@ def test_a_hand_photographed_fills_the_players_counters_after_a_tap_to_correct_i
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg)
     with served(hand_app) as base:
-        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
-        page = phone(browser)
-        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
-        page.goto(f"{base}/games/{game['id']}/round")
+        page = _round_page(hand_app, browser, base)
         ben = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ben')"))
         shoot = ben.locator("[data-hand-photo]")
         expect(shoot).to_be_visible()
@@ -128,10 +134,7 @@ def test_a_photo_with_no_cards_says_so_and_leaves_the_counters_alone(
 
     photo.write_bytes(phase_photo("R1", seed=1))
     with served(hand_app) as base:
-        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
-        page = phone(browser)
-        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
-        page.goto(f"{base}/games/{game['id']}/round")
+        page = _round_page(hand_app, browser, base)
         ana = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ana')"))
         ana.locator("[data-hand-file]").set_input_files(str(photo))
         expect(ana.locator("[data-hand-status]")).to_contain_text("no cards were found")
@@ -159,10 +162,7 @@ def test_cards_the_camera_was_unsure_of_are_marked_for_the_player_to_check(
     photo = tmp_path / "hand.jpg"
     photo.write_bytes(jpeg)
     with served(hand_app) as base:
-        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
-        page = phone(browser)
-        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
-        page.goto(f"{base}/games/{game['id']}/round")
+        page = _round_page(hand_app, browser, base)
         ben = page.locator("fieldset[data-entry]", has=page.locator("legend:text-is('Ben')"))
         ben.locator("[data-hand-file]").set_input_files(str(photo))
         expect(ben.locator(".hp-chip:not(.add)")).to_have_count(4)
@@ -209,10 +209,7 @@ def test_a_phone_photo_is_sent_upright_and_shrunk_by_the_shared_shrinking(
     photo = tmp_path / "sideways.jpg"
     photo.write_bytes(rotated_for_exif(jpeg))
     with served(hand_app) as base:
-        game = hand_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
-        page = phone(browser)
-        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
-        page.goto(f"{base}/games/{game['id']}/round")
+        page = _round_page(hand_app, browser, base)
         # Every call of the shared shrinking, noted on its way through.
         page.evaluate(
             """() => {
