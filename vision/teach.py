@@ -76,6 +76,7 @@ class Problem(enum.Enum):
     BAD_NAME = "bad-name"
     NO_DECK = "no-deck"
     NEEDS_TRAINING = "needs-training"
+    NOTHING_KEPT = "nothing-kept"
 
 
 class TeachingError(ValueError):
@@ -995,6 +996,46 @@ def load_faces(folder: Path) -> dict[Card, list[tuple[NDArray[np.uint8], Box]]]:
     return out
 
 
+# --- photos kept for training ---------------------------------------------------------------------------------
+
+# The key of a kept photo's ``meta/NAME.json`` that names the deck the camera read it with (absent or null: the
+# shipped models), as ``companion.referee.training.keep`` writes it.
+KEPT_DECK = "deck"
+
+# A kept photo and its confirmed cards: (class, index box x1, y1, x2, y2 in the photo's pixels).
+Example = tuple[Path, list[tuple[int, tuple[float, float, float, float]]]]
+
+
+def kept_stems(folder: Path) -> dict[str, set[str]]:
+    """The names of the photos kept for training in ``folder``, by the deck the camera read them with (photos
+    read with the shipped models are not listed)."""
+    meta = folder / "meta"
+    out: dict[str, set[str]] = {}
+    for file in sorted(meta.glob("*.json")) if meta.is_dir() else []:
+        try:
+            record = json.loads(file.read_text())
+        except (OSError, ValueError):
+            continue  # a record being written, or not one of ours: it teaches nothing
+        deck = record.get(KEPT_DECK) if isinstance(record, dict) else None
+        if isinstance(deck, str) and deck:
+            out.setdefault(deck, set()).add(file.stem)
+    return out
+
+
+def kept_photos(folder: Path, name: str) -> list[Example]:
+    """The photos kept for training in ``folder`` (the layout ``phase10 train --extra-data`` reads) that the
+    camera read with the deck ``name``, each with its confirmed cards (class, index box in its pixels)."""
+    stems = kept_stems(folder).get(name)
+    if not stems:
+        return []
+    from vision.train import read_extra
+
+    try:
+        return [(img, rows) for img, rows in read_extra(folder, stems) if rows]
+    except ValueError:
+        return []  # their images or labels are gone
+
+
 # --- learning --------------------------------------------------------------------------------------------------
 
 Progress = Callable[[str, int, int], None]  # stage, done, total
@@ -1251,26 +1292,39 @@ def teach(
     threads: int = 2,
     seed: int = 0,
     base_models: Path | None = None,
+    kept: Path | None = None,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
     ``vision.detector.Models``. A deck already taught under that name is replaced once the new one is ready.
 
+    ``kept`` is the folder of photos kept for training (``companion.referee.training``): those the camera read
+    with this deck, as players confirmed them, are learnt from too. With no teaching photos, the deck taught
+    under ``name`` is learnt again from its own faces and models, with the photos kept since (and
+    :class:`TeachingError` ``nothing-kept`` when there are none).
+
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
-    is called as the run goes: cutting, rendering, classifier, detector, saving."""
+    is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
+    saving."""
     from vision.detector import MODELS_DIR
 
     started = time.monotonic()
     until = started + minutes * 60
     check_name(name)
-    taught = read_photos(photos, progress)
-    require_training()
-    det_init, cls_init = _base_weights(base_models or MODELS_DIR)
+    examples = kept_photos(kept, name) if kept is not None else []
+    if photos:
+        taught = read_photos(photos, progress)
+        require_training()
+        det_init, cls_init = _base_weights(base_models or MODELS_DIR)
     decks.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=decks))
     try:
+        if not photos:
+            taught, (det_init, cls_init) = _taught_before(decks, name, examples, work, base_models)
+            if progress:
+                progress("kept", len(examples), len(examples))
         folder = _learn(
-            work, name, taught, det_init, cls_init, started, until, minutes, threads, seed, progress
+            work, name, taught, examples, det_init, cls_init, started, until, minutes, threads, seed, progress
         )
         final = deck_folder(decks, name)
         old = None
@@ -1285,10 +1339,68 @@ def teach(
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _taught_before(
+    decks: Path, name: str, examples: list[Example], work: Path, base_models: Path | None
+) -> tuple[Taught, tuple[Path, Path]]:
+    """What the deck ``name`` was taught from (its faces, its photos) and copies of its own weights to go on
+    from (or those of ``base_models``), for learning it again from the photos kept since."""
+    folder = deck_folder(decks, name)
+    meta = read_deck(folder)
+    if not examples:
+        raise TeachingError(
+            Problem.NOTHING_KEPT,
+            f"no photo read with the deck {name!r} has been kept for training: correct a reading of it on the "
+            "referee page and tick 'Keep this photo for training' first",
+            name=name,
+        )
+    require_training()
+    # Copied, so that the deck can be removed or replaced while it is learnt again.
+    base = work / "base"
+    base.mkdir()
+    for weights in _base_weights(base_models or folder):
+        shutil.copy(weights, base / weights.name)
+    faces = {card: [face for face, _box in group] for card, group in load_faces(folder).items()}
+    if not faces:
+        raise TeachingError(
+            Problem.NO_DECK, f"the deck {name!r} has lost its faces: teach it again", name=name
+        )
+    trained_from = meta.get("trained_from")
+    photos = trained_from.get("photos") if isinstance(trained_from, dict) else None
+    return Taught(faces, list(photos) if isinstance(photos, list) else []), _base_weights(base)
+
+
+# A few real photos beside thousands of drawn tables: the share of the detector's pictures and of the
+# classifier's crops of the deck that the kept photos are made to be (by repeating them), within these bounds.
+_KEPT_SHARE = 0.05
+_KEPT_COPIES = (2, 20)
+_KEPT_CROPS_PER_CARD = (4, 64)
+
+
+def _kept_for_detector(examples: list[Example], images: Path, labels: Path, pictures: int) -> int:
+    """Put the kept photos among the detector's training pictures (index boxes, class 0), each repeated so
+    that together they weigh about ``_KEPT_SHARE`` of the ``pictures`` drawn; returns how many were added."""
+    lo, hi = _KEPT_COPIES
+    copies = min(max(round(_KEPT_SHARE * pictures / max(len(examples), 1)), lo), hi)
+    added = 0
+    for k, (img, _rows) in enumerate(examples):
+        # The kept label file, boxes as they are, every card's class made the detector's one class.
+        src = img.parent.parent / "labels" / f"{img.stem}.txt"
+        lines = [
+            "0 " + " ".join(row.split()[1:]) for row in src.read_text().split("\n") if len(row.split()) == 5
+        ]
+        for j in range(copies):
+            stem = f"kept_{k:04d}_{j:02d}"
+            shutil.copy(img, images / f"{stem}{img.suffix.lower()}")
+            (labels / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+            added += 1
+    return added
+
+
 def _learn(
     work: Path,
     name: str,
     taught: Taught,
+    examples: list[Example],
     det_init: Path,
     cls_init: Path,
     started: float,
@@ -1353,8 +1465,16 @@ def _learn(
         np.concatenate(ys["vignettes"] + ys["ordinary"]) if ys["vignettes"] or ys["ordinary"] else deck_y[:0]
     )
     keep = rng.permutation(len(other_x))[: int(_ORDINARY_CROPS * len(deck_x))]
-    xtr = np.concatenate([deck_x, other_x[keep]])
-    ytr = np.concatenate([deck_y, other_y[keep]])
+    kept_x, kept_y = deck_x[:0], deck_y[:0]
+    if examples:
+        from vision.train import extra_crops
+
+        cards = sum(len(rows) for _img, rows in examples)
+        lo, hi = _KEPT_CROPS_PER_CARD
+        per_card = min(max(round(_KEPT_SHARE * len(deck_x) / max(cards, 1)), lo), hi)
+        kept_x, kept_y = extra_crops(examples, rng, per_card)
+    xtr = np.concatenate([deck_x, kept_x, other_x[keep]])
+    ytr = np.concatenate([deck_y, kept_y, other_y[keep]])
     val = (np.concatenate(xs["val"]), np.concatenate(ys["val"]))
     state = _classifier_init(cls_init, 10_000)
     width = classifier_width(state)
@@ -1396,7 +1516,10 @@ def _learn(
 
     # Detector: one pass (or more, when time allows) over the scenes, stopped between batches at its deadline.
     t0 = time.monotonic()
-    train_pictures = counts["deck"] + counts["ordinary"]
+    kept_pictures = _kept_for_detector(
+        examples, data / "images" / "train", data / "labels" / "train", counts["deck"] + counts["ordinary"]
+    )
+    train_pictures = counts["deck"] + counts["ordinary"] + kept_pictures
     cfg = TrainConfig(
         out=deck,
         data=data,
@@ -1428,6 +1551,7 @@ def _learn(
         "look": look.to_dict(),
         "trained_from": {
             "photos": taught.photos,
+            "kept": [img.stem for img, _rows in examples],
             "detector": {"file": str(det_init), "sha256": _digest(det_init)},
             "classifier": {"file": str(cls_init), "sha256": _digest(cls_init)},
         },
@@ -1437,6 +1561,11 @@ def _learn(
             "seconds": {k: round(v, 1) for k, v in seconds.items()},
             "total_seconds": round(time.monotonic() - started, 1),
             "scenes": {"deck": counts["deck"], "ordinary": counts["ordinary"], "validation": counts["val"]},
+            "kept_photos": {
+                "photos": len(examples),
+                "detector_pictures": kept_pictures,
+                "crops": len(kept_x),
+            },
             "vignette_batches": counts["vignettes"],
             "classifier": {"crops": len(xtr), "crops_trained": passes, "runs": runs, **metrics},
             "detector": det_metrics,

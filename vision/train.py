@@ -14,7 +14,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,13 +113,20 @@ def write_extra_example(
     (folder / "labels" / f"{name}.txt").write_text("\n".join(lines) + "\n")
 
 
-def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, Box]]]]:
+def read_extra(
+    folder: Path, stems: Collection[str] | None = None
+) -> list[tuple[Path, list[tuple[int, Box]]]]:
+    """The labelled photos of ``folder`` (``write_extra_example``'s layout), each with its cards (class, index
+    box in the image's pixels); only those named in ``stems`` when it is given. ``ValueError`` when there are
+    none."""
     images = folder / "images"
     if not images.is_dir():
         raise ValueError(f"{folder}: expected an images/ folder (and labels/) in YOLO layout")
     out: list[tuple[Path, list[tuple[int, Box]]]] = []
     for img in sorted(images.iterdir()):
-        if img.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+        if img.suffix.lower() not in (".jpg", ".jpeg", ".png") or (
+            stems is not None and img.stem not in stems
+        ):
             continue
         lab = folder / "labels" / f"{img.stem}.txt"
         if not lab.exists():
@@ -145,7 +152,7 @@ def _read_extra(folder: Path) -> list[tuple[Path, list[tuple[int, Box]]]]:
 
 def _add_extra_to_detector_data(data_root: Path, extra: Path) -> Path:
     """Copy the extra photos beside the synthetic ones with class 0 and return a data.yaml that uses both."""
-    examples = _read_extra(extra)
+    examples = read_extra(extra)
     img_dir, lab_dir = data_root / "images" / "extra", data_root / "labels" / "extra"
     shutil.rmtree(img_dir, ignore_errors=True)
     shutil.rmtree(lab_dir, ignore_errors=True)
@@ -174,13 +181,16 @@ def _read_image(path: Path) -> Image:
     return np.asarray(im, np.uint8)
 
 
-def _extra_crops(extra: Path) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+def extra_crops(
+    examples: Sequence[tuple[Path, Sequence[tuple[int, Box]]]], rng: np.random.Generator, per_card: int = 4
+) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
+    """Classifier crops of labelled photos (as ``read_extra`` gives them): ``per_card`` of each card, each
+    shifted and zoomed a little, as real photos are few."""
     xs, ys = [], []
-    rng = np.random.default_rng(11)
-    for img, rows in _read_extra(extra):
+    for img, rows in examples:
         im = _read_image(img)
         for c, box in rows:
-            for _ in range(4):  # real photos are few; show each several times with jitter
+            for _ in range(per_card):
                 shift = (float(rng.normal(0, 0.06)), float(rng.normal(0, 0.06)))
                 xs.append(crop_index(im, box, shift=shift, zoom=float(rng.uniform(0.9, 1.15))))
                 ys.append(c)
@@ -567,7 +577,7 @@ def _classifier_crops(cfg: TrainConfig) -> tuple[NDArray[np.uint8], NDArray[np.i
         xs.append(d["x"])
         ys.append(d["y"])
     if cfg.extra_data:
-        ex, ey = _extra_crops(cfg.extra_data)
+        ex, ey = extra_crops(read_extra(cfg.extra_data), np.random.default_rng(11))
         xs.append(ex)
         ys.append(ey)
     return np.concatenate(xs), np.concatenate(ys)

@@ -1,11 +1,14 @@
 """``phase10 deck``: teach the camera a group's own deck from photos of its cards, list and remove taught decks.
 
     phase10 deck teach NAME --photo PHOTO --cards "R1 R2 ... R12" [--photo PHOTO --cards CARDS ...] [--minutes N]
+    phase10 deck improve NAME [--minutes N]
     phase10 deck list [--json]
     phase10 deck remove NAME
 
 Decks live in the instance folder's ``decks/`` (``PHASE10_DECKS`` names another folder); each deck folder holds
-the models that read it, for ``vision.detector.Models``. Nothing heavy is imported here at module level: OpenCV
+the models that read it, for ``vision.detector.Models``. Photos players corrected and kept for training while
+the camera read with a deck (the instance folder's ``training/``, or ``--kept``) are learnt from whenever that
+deck is taught again; ``improve`` does so from the deck's own faces, without new teaching photos. Nothing heavy is imported here at module level: OpenCV
 loads when a photo is cut, torch and Ultralytics when learning starts.
 """
 
@@ -31,6 +34,13 @@ def decks_dir() -> Path:
 
     # The instance folder as the app finds it (the same probe ``phase10 serve`` makes for its secret key).
     return Path(Flask("companion.app", instance_relative_config=True).instance_path) / "decks"
+
+
+def kept_dir() -> Path:
+    """Where the app keeps photos for training: ``training/`` in its instance folder."""
+    from flask import Flask
+
+    return Path(Flask("companion.app", instance_relative_config=True).instance_path) / "training"
 
 
 def deck_models(name: str) -> Path:
@@ -71,15 +81,47 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     t.add_argument(
         "--cards", action="append", default=[], metavar="CARDS", help="the cards of the --photo before it"
     )
-    t.add_argument("--minutes", type=float, default=15.0, help="time to learn in (default 15)")
-    t.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads (default: all)")
+    _learning_options(t)
     t.set_defaults(handler=run_teach)
+    im = sub.add_parser(
+        "improve",
+        help="learn a taught deck again with the photos kept for training since (needs the train extra)",
+        description=(
+            "Learns the deck NAME again, from its own faces and models, with every photo the camera read with "
+            "it that a player corrected and kept for training (the referee page's 'Keep this photo for "
+            "training'). The old deck keeps reading photos until the new one is ready."
+        ),
+    )
+    im.add_argument("name", metavar="NAME", help="a taught deck's name")
+    _learning_options(im)
+    im.set_defaults(handler=run_improve)
     ls = sub.add_parser("list", help="the taught decks")
     ls.add_argument("--json", action="store_true", help="one JSON object per deck per line")
     ls.set_defaults(handler=run_list)
     rm = sub.add_parser("remove", help="forget a taught deck")
     rm.add_argument("name", metavar="NAME")
     rm.set_defaults(handler=run_remove)
+
+
+def _learning_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--minutes", type=float, default=15.0, help="time to learn in (default 15)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="CPU threads (default: all)")
+    parser.add_argument(
+        "--kept",
+        type=Path,
+        metavar="FOLDER",
+        help="the photos kept for training (default: the instance folder's training/)",
+    )
+
+
+def _bad_learning_options(args: argparse.Namespace) -> str | None:
+    if not 0 < args.minutes <= 24 * 60:
+        return f"--minutes {args.minutes:g}: a time from a fraction of a minute to a day"
+    if args.threads < 1:
+        return "--threads must be 1 or more"
+    if args.kept is not None and not args.kept.is_dir():
+        return f"--kept {args.kept}: no such folder"
+    return None
 
 
 def _err(msg: str) -> int:
@@ -111,44 +153,65 @@ class _Printer:
 
 
 def run_teach(args: argparse.Namespace) -> int:
-    try:
-        from vision.teach import TeachingError, check_name, require_training, teach
-    except ImportError as exc:
-        return _err(
-            f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
-        )
     if not args.photo:
         return _err("give at least one --photo PHOTO with its --cards CARDS")
     if len(args.photo) != len(args.cards):
         return _err(
             f"{len(args.photo)} --photo and {len(args.cards)} --cards: give each photo's cards right after it"
         )
-    if not 0 < args.minutes <= 24 * 60:
-        return _err(f"--minutes {args.minutes:g}: a time from a fraction of a minute to a day")
-    if args.threads < 1:
-        return _err("--threads must be 1 or more")
     photos = []
     for path, cards in zip(args.photo, args.cards, strict=True):
         try:
             photos.append((Path(path).read_bytes(), cards))
         except OSError as exc:
             return _err(f"{path}: cannot read it ({exc.strerror or exc})")
+    return _learn(args, photos)
+
+
+def run_improve(args: argparse.Namespace) -> int:
+    # No teaching photos: the deck is learnt again from its own faces and the photos kept since.
+    return _learn(args, [])
+
+
+def _learn(args: argparse.Namespace, photos: list[tuple[bytes, str]]) -> int:
+    try:
+        from vision.teach import TeachingError, check_name, require_training, teach
+    except ImportError as exc:
+        return _err(
+            f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
+        )
+    bad = _bad_learning_options(args)
+    if bad:
+        return _err(bad)
     try:
         check_name(args.name)
+        # Before any photo is cut: a computer that cannot learn says so first.
         require_training()
         folder = teach(
-            decks_dir(), args.name, photos, minutes=args.minutes, progress=_Printer(), threads=args.threads
+            decks_dir(),
+            args.name,
+            photos,
+            minutes=args.minutes,
+            progress=_Printer(),
+            threads=args.threads,
+            kept=args.kept or kept_dir(),
         )
     except TeachingError as exc:
         return _err(str(exc))
+    _say_ready(args.name, folder)
+    return 0
+
+
+def _say_ready(name: str, folder: Path) -> None:
     meta = json.loads((folder / "deck.json").read_text())
     took = meta["figures"]["total_seconds"]
+    photos = len(meta["trained_from"]["photos"])
+    kept = len(meta["trained_from"].get("kept") or [])
     print(
-        f"deck {args.name} is ready: {len(meta['cards'])} cards taught from {len(photos)} photo"
-        f"{'s' if len(photos) != 1 else ''} in {took // 60:.0f} min {took % 60:.0f} s; "
-        f"read with it: phase10 detect --deck {args.name} PHOTO ({folder})"
+        f"deck {name} is ready: {len(meta['cards'])} cards taught from {photos} photo{'s' if photos != 1 else ''}"
+        + (f" and {kept} kept photo{'s' if kept != 1 else ''}" if kept else "")
+        + f" in {took // 60:.0f} min {took % 60:.0f} s; read with it: phase10 detect --deck {name} PHOTO ({folder})"
     )
-    return 0
 
 
 def run_list(args: argparse.Namespace) -> int:

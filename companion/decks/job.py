@@ -2,7 +2,7 @@
 ``companion.decks.teaching.start`` (never by hand: the descriptor it is given is the held teaching lock).
 
 It runs the configured teacher (``vision.teach.teach`` unless the server's settings name another) on the photos
-the spec lists, with the progress written to the decks folder, and ends by writing the result or the reason it
+the spec lists and the folder of photos kept for training, with the progress written to the decks folder, and ends by writing the result or the reason it
 failed; the photos are deleted once they have been learnt from.
 """
 
@@ -34,6 +34,7 @@ def run(spec_path: Path) -> int:
     progress.write(state="running", pid=os.getpid())
     try:
         photos = [(Path(p["photo"]).read_bytes(), str(p["cards"])) for p in spec["photos"]]
+        kept = spec.get("kept")
         folder = _teacher(spec["teacher"])(
             decks,
             spec["name"],
@@ -41,6 +42,7 @@ def run(spec_path: Path) -> int:
             minutes=float(spec["minutes"]),
             progress=progress,
             threads=int(spec["threads"]),
+            kept=Path(kept) if kept else None,
         )
         end: dict[str, Any] = {"state": "done", "deck": Path(folder).name}
     except Exception as exc:

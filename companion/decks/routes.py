@@ -25,6 +25,7 @@ from ..answers import answers_in_json
 from ..extensions import db
 from ..i18n import gettext, ngettext
 from ..models import Game, is_game_id
+from ..referee import training as kept_training
 from ..referee.uploads import form_field, limit_request, photo_bytes, photo_limit, too_large
 from . import bp, store, teaching, words
 from .forms import GameDeckForm, ServerDeckForm, TeachForm
@@ -121,6 +122,7 @@ def _index_page(form: ServerDeckForm | None = None) -> str:
         form=form,
         job=job_view(teaching.status(store.folder())),
         unavailable=_unavailable(),
+        training=training_missing() is None,
     )
 
 
@@ -330,10 +332,44 @@ def start_teaching() -> tuple[Response, int]:
             photos,
             minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
             teacher=str(current_app.config["DECK_TEACHER"]),
+            # A deck taught again under its name learns from the photos kept while it read them, too.
+            kept=kept_training.folder(),
         )
     except teaching.Busy as exc:
         raise _busy(exc.progress) from None
     return jsonify(job_view(progress)), 202
+
+
+@bp.post("/decks/improve/<name>")
+def improve(name: str) -> Any:
+    """Learn a taught deck again from its own faces and the photos kept for training while the camera read with
+    it (the form under the deck on the decks page; its CSRF token is checked by the app). The old deck reads
+    photos until the new one is ready."""
+    name = _listed_or_404(name)
+    refused: str | None = None
+    if training_missing() is not None:
+        refused = words.needs_training()
+    elif not store.kept_stems().get(name):
+        refused = words.problem("nothing-kept", "", name=name)
+    if refused is None:
+        try:
+            teaching.start(
+                store.folder(),
+                name,
+                [],
+                minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
+                teacher=str(current_app.config["DECK_TEACHER"]),
+                kept=kept_training.folder(),
+            )
+        except teaching.Busy as exc:
+            refused = _busy(exc.progress).message
+    if refused is not None:
+        flash(refused)
+        return _index_page(), 409
+    flash(
+        gettext("The deck %(name)s is being learnt again; it reads photos as before until then.", name=name)
+    )
+    return redirect(url_for("decks.index"))
 
 
 def _busy(progress: dict[str, Any]) -> Refused:

@@ -56,17 +56,22 @@ class Deck:
     photos: int
     figures: dict[str, Any] | None
     readable: bool  # its models are there, so the camera can read with it
+    kept: int = 0  # photos kept for training while the camera read with it
+    kept_new: int = 0  # of those, the ones it has not learnt from yet
 
 
 def taught() -> list[Deck]:
     """Every deck taught on this server, by name."""
     out = []
+    kept = kept_stems()
     for meta in teach_module().list_decks(folder()):
         name = str(meta.get("name") or "")
         if not name:
             continue
         trained_from = meta.get("trained_from") or {}
         figures = meta.get("figures")
+        learnt = trained_from.get("kept") if isinstance(trained_from, dict) else None
+        mine = kept.get(name, frozenset())
         out.append(
             Deck(
                 name=name,
@@ -75,9 +80,36 @@ def taught() -> list[Deck]:
                 photos=len(trained_from.get("photos") or []) if isinstance(trained_from, dict) else 0,
                 figures=figures if isinstance(figures, dict) else None,
                 readable=models_folder(name) is not None,
+                kept=len(mine),
+                kept_new=len(mine - set(learnt if isinstance(learnt, list) else ())),
             )
         )
     return out
+
+
+_KEPT: dict[str, Any] = {}
+
+
+def kept_stems() -> dict[str, frozenset[str]]:
+    """The photos kept for training (``companion.referee.training``), by the deck the camera read them with.
+
+    Read again only when a photo has been kept or removed since (the meta folder's time or its count of records
+    changes then; the count for file systems whose times are coarse), so the decks page does not open every
+    record of a full training folder on each visit."""
+    from ..referee.training import folder as training_folder
+
+    root = training_folder()
+    try:
+        stamp = (root / "meta").stat().st_mtime_ns
+        count = len(os.listdir(root / "meta"))
+    except OSError:
+        return {}
+    key = (str(root), stamp, count)
+    if _KEPT.get("key") != key:
+        found = teach_module().kept_stems(root)
+        _KEPT.update(key=key, stems={deck: frozenset(stems) for deck, stems in found.items()})
+    stems: dict[str, frozenset[str]] = _KEPT["stems"]
+    return stems
 
 
 def _safe(name: object) -> str | None:

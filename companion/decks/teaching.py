@@ -119,9 +119,12 @@ def start(
     minutes: float,
     teacher: str,
     threads: int | None = None,
+    kept: Path | None = None,
 ) -> dict[str, Any]:
-    """Start teaching the deck ``name`` from ``photos`` (bytes, card list) in a new process; returns the progress
-    it starts with. Raises :class:`Busy` when a run is going on already."""
+    """Start teaching the deck ``name`` from ``photos`` (bytes, card list) in a new process, and from the photos
+    kept for training in ``kept`` that were read with it (with no ``photos``: the deck learnt again from its own
+    faces and those); returns the progress it starts with. Raises :class:`Busy` when a run is going on
+    already."""
     fd = _lock_fd(decks)
     # A run that has written its end lets go of the lock as its process exits, a moment later.
     deadline = time.monotonic() + 3
@@ -148,6 +151,7 @@ def start(
             "minutes": minutes,
             "teacher": teacher,
             "threads": threads or os.cpu_count() or 1,
+            "kept": str(kept) if kept is not None else None,
         }
         (job / SPEC_FILE).write_text(json.dumps(spec))
         now = time.time()

@@ -165,6 +165,11 @@ def problem(code: str, english: str, **values: Any) -> str:
             "The deck %(name)s is being learnt again right now: it can be removed once that is done.",
             **values,
         ),
+        "nothing-kept": lambda: gettext(
+            "No photo read with the deck %(name)s has been kept for training yet: correct a reading on the "
+            "referee page and tick “Keep this photo for training”, then learn from it here.",
+            **values,
+        ),
         "too-many-photos": lambda: gettext("At most %(most)d photos can teach one deck.", **values),
         "no-photos": lambda: gettext("Check at least one photo before teaching the deck."),
         "stopped": lambda: gettext(
@@ -195,6 +200,7 @@ def stage(name: str) -> str:
     stages: dict[str, Callable[[], str]] = {
         "starting": lambda: gettext("Starting"),
         "cutting": lambda: gettext("Cutting the cards out of the photos"),
+        "kept": lambda: gettext("Reading the photos kept for training"),
         "rendering": lambda: gettext("Drawing practice tables with your cards"),
         "classifier": lambda: gettext("Learning your card faces"),
         "detector": lambda: gettext("Learning to find your cards on a table"),

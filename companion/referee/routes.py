@@ -24,6 +24,7 @@ from companion.rules.wording import say
 from .. import i18n, scorebook
 from ..access import bearer_token, editor_required, page_token
 from ..answers import answers_in_json, sentence
+from ..decks.store import choice_for
 from ..extensions import db
 from ..models import Game, is_game_id
 from . import bp, camera, marks, training
@@ -382,6 +383,9 @@ def keep_for_training() -> tuple[Response, int]:
         "groups": _json_field("groups"),
         "phase": form_field("phase"),
         "game": game.id,
+        # The deck the camera reads this game's photos with (null: its own models): teaching that deck again
+        # learns from the photo (vision.teach.kept_photos).
+        "deck": choice_for(game.camera_deck).name,
     }
     name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
     message = gettext("Thank you: the camera will learn from this photo (%(count)d kept).", count=count)

@@ -37,12 +37,18 @@ def decks(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def base_url(tmp_path: Path, decks: Path) -> Iterator[str]:
+def kept(tmp_path: Path) -> Path:
+    return tmp_path / "training"
+
+
+@pytest.fixture
+def base_url(tmp_path: Path, decks: Path, kept: Path) -> Iterator[str]:
     app = create_app(
         {
             "SECRET_KEY": "browser test " * 4,
             "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'phase10.sqlite3'}",
             "DECKS_FOLDER": str(decks),
+            "TRAINING_FOLDER": str(kept),
             "DECK_TEACHER": "tests.web.test_decks:fake_teach",
         }
     )
@@ -223,25 +229,61 @@ def test_a_deck_is_removed_without_script_once_its_removal_is_confirmed(base_url
     context.close()
 
 
+def test_a_deck_learns_from_its_kept_photos_without_script(base_url, browser, decks, kept, monkeypatch):
+    from tests.web.test_decks import keep_photo, make_deck
+
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
+    make_deck(decks, "kitchen")
+    keep_photo(kept, "game-1", "kitchen")
+    context = browser.new_context(viewport={"width": 390, "height": 844}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{base_url}/decks/")
+    item = page.locator(".deck-item", has_text="kitchen")
+    expect(item).to_contain_text("1 photo read with it was corrected and kept for training")
+    page.get_by_role("button", name="Learn the deck kitchen again from its kept photos").click()
+    expect(page.locator(".flash")).to_have_text(
+        "The deck kitchen is being learnt again; it reads photos as before until then."
+    )
+    expect(page.get_by_role("status").filter(has_text="A deck is being learnt now: kitchen")).to_have_count(1)
+    expect(
+        page.get_by_role("button", name="Learn the deck kitchen again from its kept photos")
+    ).to_have_count(0)
+    shot(page, "07-learning-from-kept-photos")
+    (decks / "release").touch()
+    for _ in range(100):
+        if teach.read_deck(decks / "kitchen")["trained_from"].get("kept"):
+            break
+        page.wait_for_timeout(100)
+    page.reload()
+    expect(page.locator(".deck-item", has_text="kitchen")).to_contain_text("it has learnt from them all")
+    context.close()
+
+
 @pytest.mark.parametrize("size", [(390, 844), (360, 740)])
 def test_the_decks_page_and_the_removal_page_have_no_serious_accessibility_violation(
-    base_url, browser, decks, size
+    base_url, browser, decks, kept, size, monkeypatch
 ):
     """The pages tests/browser/test_accessibility_browser.py checks, here with a deck on the server: its Remove
-    link, and the confirmation page that only a listed deck has."""
+    link and its button to learn from kept photos, and the confirmation page that only a listed deck has."""
     import json
 
     from tests.browser.test_accessibility_browser import AXE
-    from tests.web.test_decks import make_deck
+    from tests.web.test_decks import keep_photo, make_deck
 
     if not AXE.exists():
         pytest.skip("axe-core is not installed (bash .ci/system-deps)")
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
     make_deck(decks, "kitchen")
+    keep_photo(kept, "game-1", "kitchen")
     context = browser.new_context(viewport={"width": size[0], "height": size[1]})
     page = context.new_page()
     problems = {}
     for path in ("/decks/", "/decks/remove/kitchen"):
         page.goto(base_url + path)
+        if path == "/decks/":
+            expect(
+                page.get_by_role("button", name="Learn the deck kitchen again from its kept photos")
+            ).to_be_visible()
         page.evaluate(AXE.read_text())
         result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
         bad = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]

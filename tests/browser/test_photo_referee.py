@@ -193,7 +193,7 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     from companion.referee import camera
     from tests.photo.scenes import known_reading, phase_scene
     from vision.crops import CLASS_CARDS
-    from vision.train import _read_extra
+    from vision.train import read_extra
 
     text = "R7 B7 G7 | G3 Y4 W B6"
     jpeg, truth = phase_scene(text, seed=3)
@@ -240,7 +240,7 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
         page.wait_for_selector("#ref-keep-status:has-text('Thank you')")
         no_sideways_scroll(page)
         shot(page, "stub-photo-corrected")
-    ((_image, rows),) = _read_extra(tmp_path / "training")
+    ((_image, rows),) = read_extra(tmp_path / "training")
     assert sorted(str(CLASS_CARDS[c]) for c, _ in rows) == sorted(text.replace("| ", "").split())
     placed = next(b for c, b in rows if str(CLASS_CARDS[c]) == "G7")
     assert abs((placed[0] + placed[2]) / 2 - (truth[2][1][0] + truth[2][1][2]) / 2) < 6
@@ -440,7 +440,7 @@ def test_a_12_mp_photo_is_sent_shrunk_and_every_box_uses_the_sent_image(
     import json
 
     from vision.crops import CLASS_CARDS
-    from vision.train import _read_extra
+    from vision.train import read_extra
 
     text = "R7 B7 G7 | G3 Y4 W B6"
     jpeg, truth = _twelve_megapixels(text, seed=3)
@@ -489,7 +489,7 @@ def test_a_12_mp_photo_is_sent_shrunk_and_every_box_uses_the_sent_image(
             {"photo_bytes": len(jpeg), "request_body_bytes": sent[0], "sent_photo_bytes": len(seen[0])}
         )
     )
-    ((image, rows),) = _read_extra(tmp_path / "training")
+    ((image, rows),) = read_extra(tmp_path / "training")
     import cv2
 
     assert cv2.imread(str(image)).shape[:2] == (1200, 1600)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.web.conftest import ApiGame
 from vision.crops import CLASS_OF
-from vision.train import _read_extra
+from vision.train import read_extra
 
 from .scenes import phase_photo, rotated_for_exif
 
@@ -57,7 +57,7 @@ def test_confirmed_photo_is_kept_with_yolo_labels_the_trainer_reads(client, tmp_
     name = answer.json["kept"]
     root = tmp_path / "training"
     assert (root / "images" / f"{name}.jpg").exists() and (root / "meta" / f"{name}.json").exists()
-    examples = _read_extra(root)
+    examples = read_extra(root)
     assert len(examples) == 1
     rows = examples[0][1]
     assert [c for c, _ in rows] == [CLASS_OF[_card(x["card"])] for x in CONFIRMED]
@@ -69,7 +69,7 @@ def test_confirmed_photo_is_kept_with_yolo_labels_the_trainer_reads(client, tmp_
 def test_a_large_photo_is_kept_at_a_reduced_size_with_its_boxes_scaled(client, tmp_path):
     answer = _keep(client, phase_photo("R7 B7 G7", size=(4200, 3000)), width=4200, height=3000)
     assert answer.status_code == 201, answer.json
-    image, rows = _read_extra(tmp_path / "training")[0]
+    image, rows = read_extra(tmp_path / "training")[0]
     import cv2
 
     assert cv2.imread(str(image)).shape[:2] == (1500, 2100)
@@ -84,7 +84,7 @@ def test_exif_orientation_is_applied_before_labelling(client, tmp_path):
     assert right.status_code == 201
     import cv2
 
-    image, _rows = _read_extra(tmp_path / "training")[0]
+    image, _rows = read_extra(tmp_path / "training")[0]
     assert cv2.imread(str(image)).shape[:2] == (768, 1024)
 
 
@@ -162,3 +162,28 @@ def _card(text):
     from companion.rules import Card
 
     return Card.parse(text)
+
+
+def test_a_kept_photo_names_the_deck_the_camera_read_it_with(app_factory, tmp_path):
+    """Issue 17, part 3: kept photos feed the deck they were read with, so each one records it (``null``: the
+    camera's own models), the game's own deck first, else the server's."""
+    from tests.web.test_decks import make_deck
+
+    decks = tmp_path / "decks"
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    client = app_factory(DECKS_FOLDER=str(decks)).test_client()
+    meta = tmp_path / "training" / "meta"
+
+    def kept_with() -> str | None:
+        answer = _keep(client, phase_photo("R7 B7 G7"))
+        assert answer.status_code == 201, answer.json
+        return json.loads((meta / f"{answer.json['kept']}.json").read_text())["deck"]
+
+    assert kept_with() is None
+    assert client.post("/decks/default", data={"deck": "cabin"}).status_code == 302
+    assert kept_with() == "cabin"
+    game = _editor(client)
+    assert client.post(f"/decks/games/{game}", data={"deck": "kitchen"}).status_code == 302
+    answer = _keep(client, phase_photo("R7 B7 G7"), game=game)
+    assert json.loads((meta / f"{answer.json['kept']}.json").read_text())["deck"] == "kitchen"

@@ -13,7 +13,7 @@ pytest.importorskip("torch")
 from companion.cli import main
 from vision.crops import CLASS_CARDS, CROP
 from vision.dataset import vignette_crops_path
-from vision.train import _read_extra, write_extra_example
+from vision.train import read_extra, write_extra_example
 
 
 @pytest.mark.slow
@@ -38,7 +38,7 @@ def test_extra_examples_round_trip(tmp_path: Path) -> None:
     img = np.full((300, 400, 3), 180, np.uint8)
     card = CLASS_CARDS[7]
     write_extra_example(tmp_path, "photo1", img, [(card, (40.0, 30.0, 80.0, 90.0))])
-    [(path, rows)] = _read_extra(tmp_path)
+    [(path, rows)] = read_extra(tmp_path)
     assert path.name == "photo1.jpg"
     [(cls, box)] = rows
     assert CLASS_CARDS[cls] == card

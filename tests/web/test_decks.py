@@ -51,11 +51,22 @@ def decks(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def app_factory(database: str, decks: Path) -> Iterator[Callable[..., Flask]]:
+def kept(tmp_path: Path) -> Path:
+    """The folder the referee keeps corrected photos in (``companion.referee.training``)."""
+    return tmp_path / "training"
+
+
+@pytest.fixture
+def app_factory(database: str, decks: Path, kept: Path) -> Iterator[Callable[..., Flask]]:
     made: list[Flask] = []
 
     def make(**config: Any) -> Flask:
-        settings = {"DECKS_FOLDER": str(decks), "DECK_TEACHER": "tests.web.test_decks:fake_teach", **config}
+        settings = {
+            "DECKS_FOLDER": str(decks),
+            "TRAINING_FOLDER": str(kept),
+            "DECK_TEACHER": "tests.web.test_decks:fake_teach",
+            **config,
+        }
         app = make_app(database, **settings)
         made.append(app)
         return app
@@ -134,11 +145,22 @@ def fake_teach(
     minutes: float,
     progress: Callable[[str, int, int], None],
     threads: int,
+    kept: Path | None = None,
 ) -> Path:
     """Stands in for ``vision.teach.teach`` in the teaching process: cuts the photos it was handed as the real
-    run does (so they must have arrived whole), reports the real run's stages, and waits for the test to let it
-    finish (``release``) or fail (``fail``); the deck it leaves holds the shipped models."""
-    taught = vision.read_photos(photos, progress)
+    run does (so they must have arrived whole), or with none takes the cards of the deck taught before; finds
+    the kept photos read with the deck as the real run does, reports the real run's stages, and waits for the
+    test to let it finish (``release``) or fail (``fail``); the deck it leaves holds the shipped models."""
+    examples = vision.kept_photos(kept, name) if kept is not None else []
+    if photos:
+        cards = sorted({str(c) for c in vision.read_photos(photos, progress).faces})
+        shown = [{"sha256": "1" * 64} for _ in photos]
+    else:
+        before = vision.read_deck(decks / name)
+        cards, shown = before["cards"], before["trained_from"]["photos"]
+        if not examples:
+            raise vision.TeachingError(vision.Problem.NOTHING_KEPT, "nothing kept", name=name)
+        progress("kept", len(examples), len(examples))
     progress("rendering", 1, 4)
     deadline = time.monotonic() + 60
     while not (decks / "release").exists() and time.monotonic() < deadline:
@@ -154,7 +176,8 @@ def fake_teach(
     folder = make_deck(
         work,
         name,
-        cards=sorted({str(c) for c in taught.faces}),
+        cards=cards,
+        trained_from={"photos": shown, "kept": [p.stem for p, _ in examples]},
         figures={
             "total_seconds": 61.0,
             "classifier": {"val_card_accuracy": 0.987},
@@ -709,3 +732,122 @@ def test_while_a_deck_is_removed_no_teaching_run_can_start(decks):
         # What start() and every server process test: the lock is taken.
         assert teaching.running(decks)
     assert not teaching.running(decks)
+
+
+# --------------------------------------------------------------------------------------------- kept photos
+
+
+def keep_photo(kept: Path, stem: str, deck: str | None) -> None:
+    """A corrected photo as ``companion.referee.training.keep`` stores it, read with ``deck``."""
+    import numpy as np
+
+    from companion.rules import Card
+    from vision.train import write_extra_example
+
+    image = np.full((300, 400, 3), 200, np.uint8)
+    write_extra_example(kept, stem, image, [(Card.parse("R7"), (20, 30, 60, 90))])
+    (kept / "meta").mkdir(parents=True, exist_ok=True)
+    (kept / "meta" / f"{stem}.json").write_text(json.dumps({"deck": deck, "cards": [{"card": "R7"}]}))
+
+
+def test_photos_kept_with_a_deck_are_counted_under_it_and_a_run_learns_it_again_from_them(
+    client, decks, kept, with_training
+):
+    """Issue 17, part 3: "Confirmed photos kept for training (issue 5's feature) feed the deck too"."""
+    make_deck(decks, "kitchen")
+    make_deck(decks, "cabin")
+    keep_photo(kept, "g1-a", "kitchen")
+    keep_photo(kept, "g1-b", "kitchen")
+    keep_photo(kept, "g2-a", None)  # read with the camera's own models: no deck learns from it
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "2 photos read with it were corrected and kept for training" in page
+    assert page.count("kept for training") == 1  # cabin read none of them
+    assert '<form method="post" action="/decks/improve/kitchen">' in page
+    assert 'action="/decks/improve/cabin"' not in page
+    started = client.post("/decks/improve/kitchen")
+    assert started.status_code == 302 and started.headers["Location"] == "/decks/"
+    shown = client.get("/decks/").get_data(as_text=True)
+    assert "The deck kitchen is being learnt again; it reads photos as before until then." in shown
+    assert "A deck is being learnt now: kitchen" in shown and 'action="/decks/improve/' not in shown
+    assert wait_for(client, ["running"], stage="rendering")["name"] == "kitchen"
+    # Until the new deck is ready, the old one reads photos.
+    assert vision.read_deck(decks / "kitchen")["trained_from"].get("kept") is None
+    (decks / "release").touch()
+    done = wait_for(client, ["done", "failed"])
+    assert done["state"] == "done" and done["deck"] == "kitchen", done
+    meta = vision.read_deck(decks / "kitchen")
+    assert sorted(meta["trained_from"]["kept"]) == ["g1-a", "g1-b"]
+    assert meta["cards"] == ["R1", "R2", "R3"] and len(meta["trained_from"]["photos"]) == 1
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "2 photos read with it were corrected and kept for training · it has learnt from them all" in page
+    assert "/decks/improve/kitchen" not in page
+    keep_photo(kept, "g1-c", "kitchen")
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "3 photos read with it were corrected and kept for training · 1 not learnt from yet" in page
+    assert 'action="/decks/improve/kitchen"' in page
+
+
+def test_a_deck_with_no_kept_photos_is_not_learnt_again_and_nothing_starts(
+    client, decks, kept, with_training
+):
+    make_deck(decks, "kitchen")
+    keep_photo(kept, "g1-a", "cabin")
+    refused = client.post("/decks/improve/kitchen")
+    assert refused.status_code == 409
+    assert "No photo read with the deck kitchen has been kept for training yet" in refused.get_data(
+        as_text=True
+    )
+    assert teaching.status(decks)["state"] == "idle"
+    assert client.post("/decks/improve/nothing").status_code == 404
+    assert client.post("/decks/improve/..").status_code == 404
+    assert teaching.status(decks)["state"] == "idle"
+
+
+def test_learning_from_kept_photos_needs_the_train_extra_and_waits_for_a_run(
+    app_factory, decks, kept, monkeypatch
+):
+    client = app_factory().test_client()
+    make_deck(decks, "kitchen")
+    keep_photo(kept, "g1-a", "kitchen")
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: "torch")
+    page = client.get("/decks/").get_data(as_text=True)
+    assert (
+        "1 photo read with it was corrected and kept for training" in page and "/decks/improve/" not in page
+    )
+    refused = client.post("/decks/improve/kitchen")
+    assert refused.status_code == 409 and "needs the train extra" in refused.get_data(as_text=True)
+    monkeypatch.setattr(deck_routes, "training_missing", lambda: None)
+    assert post_teach(client, "cabin", photos()[:1]).status_code == 202
+    busy = client.post("/decks/improve/kitchen")
+    assert busy.status_code == 409 and "A deck is being learnt on this server now (cabin)" in busy.get_data(
+        as_text=True
+    )
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    assert "kept" not in vision.read_deck(decks / "kitchen")["trained_from"]
+
+
+def test_teaching_a_deck_again_from_new_photos_learns_from_its_kept_photos_too(
+    client, decks, kept, with_training
+):
+    make_deck(decks, "kitchen")
+    keep_photo(kept, "g1-a", "kitchen")
+    keep_photo(kept, "g1-b", "cabin")
+    assert post_teach(client, "kitchen", photos()[:1], replace="1").status_code == 202
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    assert vision.read_deck(decks / "kitchen")["trained_from"]["kept"] == ["g1-a"]
+
+
+def test_learning_from_kept_photos_needs_the_pages_csrf_token(app_factory, decks, kept, with_training):
+    client = app_factory(WTF_CSRF_ENABLED=True).test_client()
+    make_deck(decks, "kitchen")
+    keep_photo(kept, "g1-a", "kitchen")
+    answer = client.post("/decks/improve/kitchen")
+    assert answer.status_code == 400 and "This form has expired" in answer.get_data(as_text=True)
+    assert teaching.status(decks)["state"] == "idle"
+    page = client.get("/decks/").get_data(as_text=True)
+    token = page.split('name="csrf_token" value="', 1)[1].split('"', 1)[0]
+    assert client.post("/decks/improve/kitchen", data={"csrf_token": token}).status_code == 302
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
