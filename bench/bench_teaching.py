@@ -7,11 +7,19 @@ shipped models, then the deck is taught (``vision.teach.teach``, the time it too
 scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
-        [--base DIR]
+        [--base DIR] [--kept N]
 
 ``--base DIR`` reads and teaches from the models in DIR instead of the shipped ones: with a run of
 ``bench/bench_left_out.py`` that never saw the family (``runs/left-out/without-dark``), the figures are what
 teaching does for a kind of deck the camera has never seen.
+
+``--kept N`` then measures what photos players correct and keep do for the taught deck: N more scenes drawn with
+the deck's own design (seeds 760 000 on, none of them read here), labelled with their cards as a kept photo is,
+and the deck learnt again from them (``vision.teach.teach`` with no teaching photos) for ``--minutes``. The
+taught faces are cut out of rendered photos, so they only approximate the deck's printed faces, as a phone's cut
+faces approximate a real deck's; the kept scenes show the deck itself. As a control the taught deck is also
+learnt on for the same time from its teaching photos alone (from its own models, ``base_models``), so the gain
+of the kept photos is told apart from the gain of more time.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 FIRST_SEED = 750_000
+KEPT_SEED = 760_000
 
 
 def _design(family: str, seed: int) -> Any:
@@ -42,6 +51,25 @@ def _design(family: str, seed: int) -> Any:
 
     fam = Family(family)
     return family_design(np.random.default_rng([seed, 31, FAMILIES.index(fam)]), fam, Split.HELDOUT)
+
+
+def _keep(job: tuple[int, str, int, str, str]) -> None:
+    """Draw one scene of the deck and store it as a photo kept for training while the camera read with
+    ``deck`` (``companion.referee.training.keep``'s layout)."""
+    from vision.render import Split
+    from vision.scene import make_scene
+    from vision.teach import KEPT_DECK
+    from vision.train import write_extra_example
+
+    scene_seed, family, seed, folder, deck = job
+    scene = make_scene(scene_seed, Split.HELDOUT, deck=_design(family, seed))
+    stem = f"kept-{scene_seed}"
+    write_extra_example(
+        Path(folder), stem, scene.image, [(pc.card, pc.box) for pc in scene.cards if pc.visible]
+    )
+    meta = Path(folder) / "meta"
+    meta.mkdir(parents=True, exist_ok=True)
+    (meta / f"{stem}.json").write_text(json.dumps({KEPT_DECK: deck}))
 
 
 def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
@@ -100,6 +128,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="which deck design of the family")
     ap.add_argument("--keep", type=Path, default=None, help="teach into this decks folder and keep the deck")
     ap.add_argument("--base", type=Path, default=None, help="models to read with first and teach from")
+    ap.add_argument("--kept", type=int, default=0, help="then learn the deck again from N kept photos")
     args = ap.parse_args()
 
     from vision.detector import MODELS_DIR
@@ -136,9 +165,56 @@ def main() -> None:
     print(
         f"\nteaching: {took / 60:.1f} min of {args.minutes:g} allowed, {args.threads} threads; deck in {folder}"
     )
+    _stages(folder)
+    if args.kept:
+        _kept_figures(args, decks, folder, photos, scenes)
+
+
+def _stages(folder: Path) -> None:
     figures = json.loads((folder / "deck.json").read_text())["figures"]
     print(f"stages (s): {figures['seconds']}; scenes {figures['scenes']}; classifier {figures['classifier']}")
-    print(f"detector {figures['detector']}")
+    print(f"detector {figures['detector']}; kept photos {figures.get('kept_photos')}")
+
+
+def _kept_figures(
+    args: argparse.Namespace,
+    decks: Path,
+    folder: Path,
+    photos: list[tuple[bytes, str]],
+    scenes: list[tuple[bytes, list[tuple[str, ...]]]],
+) -> None:
+    """Learn the taught deck again from ``args.kept`` kept photos, and (the control) from its teaching photos
+    alone for the same time, each from the taught deck's models; print both readings."""
+    import shutil
+
+    from vision.teach import teach
+
+    name = folder.name
+    base = decks / f"{name}-taught"
+    shutil.copytree(folder, base)
+    kept = decks / "kept"
+    spawn = multiprocessing.get_context("spawn")
+    jobs = [(KEPT_SEED + i, args.family, args.seed, str(kept), name) for i in range(args.kept)]
+    with ProcessPoolExecutor(args.threads, mp_context=spawn) as pool:
+        list(pool.map(_keep, jobs))
+    t0 = time.monotonic()
+    again = teach(decks, name, [], minutes=args.minutes, threads=args.threads, kept=kept)
+    took = time.monotonic() - t0
+    with_kept = _tally(again, scenes)
+    _stages(again)
+    shutil.copytree(again, decks / f"{name}-with-kept")
+    control = teach(
+        decks, f"{name}-control", photos, minutes=args.minutes, threads=args.threads, base_models=base
+    )
+    more = _tally(control, scenes)
+    _stages(control)
+    print()
+    print(
+        "| from the taught deck's models, for as long again | card precision | card recall | exact scenes |"
+    )
+    print("|---|---|---|---|")
+    print(_row(f"learnt again from {args.kept} kept photos ({took / 60:.1f} min)", with_kept))
+    print(_row("control: learnt on from the teaching photos alone", more))
 
 
 if __name__ == "__main__":
