@@ -441,6 +441,35 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
     return Path(onnx_path)
 
 
+def average_detectors(first: Path, second: Path, out: Path, *, weight: float = 0.5, imgsz: int = 640) -> Path:
+    """A detector whose weights are ``(1 - weight) * first + weight * second``, saved as ``out`` (an Ultralytics
+    checkpoint, ``second``'s but for its weights) and exported to ONNX beside it; returns the export's path.
+
+    Both must be fine-tunes of one start (the same network): they then lie in one basin of the loss, and their
+    average tends to keep what the start read well and much of what the fine-tune learnt (the shipped detector is
+    such an average, ``models/MODEL_CARD.md``). Counters such as BatchNorm's batch count are ``second``'s."""
+    import torch
+    from ultralytics.models import YOLO
+
+    _offline()
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"weight {weight}: a share from 0 to 1")
+    a = torch.load(first, weights_only=False, map_location="cpu")
+    b = torch.load(second, weights_only=False, map_location="cpu")
+    sa, sb = a["model"].state_dict(), b["model"].state_dict()
+    if sa.keys() != sb.keys() or any(sa[k].shape != v.shape for k, v in sb.items()):
+        raise ValueError(f"{first} and {second} are not the same network")
+    mixed = {
+        k: ((1 - weight) * sa[k].float() + weight * v.float()).to(v.dtype) if v.is_floating_point() else v
+        for k, v in sb.items()
+    }
+    b["model"].load_state_dict(mixed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(b, out)
+    onnx_path = YOLO(str(out)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False, opset=17)
+    return Path(onnx_path)
+
+
 def plot_detector_curves(results_csv: Path, out_png: Path) -> None:
     """Loss and validation mAP per epoch from Ultralytics' results.csv (matplotlib's own fonts, no download)."""
     import matplotlib

@@ -201,3 +201,33 @@ def test_detector_crops_are_named_after_the_index_they_box(tmp_path: Path) -> No
     assert cards.sum() >= 3 * len(CROP_VIEWS)
     read = Models(MODELS_DIR).classify_crops(x).argmax(axis=1)
     assert (read[cards] == y[cards]).mean() >= 0.9
+
+
+@pytest.mark.slow
+def test_two_fine_tunes_of_one_detector_average_weight_by_weight(tmp_path: Path) -> None:
+    """The shipped detector is the average of two fine-tunes of one start (models/MODEL_CARD.md, "Reproduce"):
+    every weight is the weighted mean of the two, and the result exports and runs."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.detector import MODELS_DIR
+    from vision.train import average_detectors
+
+    first = MODELS_DIR / "card-index.pt"
+    moved = torch.load(first, weights_only=False, map_location="cpu")
+    state = moved["model"].state_dict()
+    shift = {k: v + 0.25 for k, v in state.items() if v.is_floating_point()}
+    moved["model"].load_state_dict({**state, **shift})
+    second = tmp_path / "second.pt"
+    torch.save(moved, second)
+    onnx = average_detectors(first, second, tmp_path / "mean" / "card-index.pt", weight=0.4)
+    mean = torch.load(tmp_path / "mean" / "card-index.pt", weights_only=False)["model"].state_dict()
+    start = torch.load(first, weights_only=False)["model"].state_dict()
+    for k, v in start.items():
+        if v.is_floating_point():
+            assert torch.allclose(mean[k].float(), v.float() + 0.1, rtol=2e-3, atol=2e-3), k  # fp16 weights
+    det = ort.InferenceSession(str(onnx), providers=["CPUExecutionProvider"])
+    y = det.run(None, {det.get_inputs()[0].name: np.zeros((1, 3, 640, 640), np.float32)})[0]
+    assert y.shape[:2] == (1, 5)
+    with pytest.raises(ValueError, match="a share from 0 to 1"):
+        average_detectors(first, second, tmp_path / "x.pt", weight=1.5)
