@@ -388,7 +388,15 @@ def keep_for_training() -> tuple[Response, int]:
         "deck": choice_for(game.camera_deck).name,
     }
     name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
-    message = gettext("Thank you: the camera will learn from this photo (%(count)d kept).", count=count)
+    if meta["deck"]:
+        message = gettext(
+            "Thank you: the deck %(name)s will learn from this photo when it learns from its kept photos on the "
+            "decks page (%(count)d kept).",
+            name=meta["deck"],
+            count=count,
+        )
+    else:
+        message = gettext("Thank you: the camera will learn from this photo (%(count)d kept).", count=count)
     return jsonify(kept=name, count=count, message=message), 201
 
 

@@ -187,3 +187,7 @@ def test_a_kept_photo_names_the_deck_the_camera_read_it_with(app_factory, tmp_pa
     assert client.post(f"/decks/games/{game}", data={"deck": "kitchen"}).status_code == 302
     answer = _keep(client, phase_photo("R7 B7 G7"), game=game)
     assert json.loads((meta / f"{answer.json['kept']}.json").read_text())["deck"] == "kitchen"
+    assert answer.json["message"] == (
+        "Thank you: the deck kitchen will learn from this photo when it learns from its kept photos on the decks "
+        "page (3 kept)."
+    )
