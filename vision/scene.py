@@ -446,19 +446,22 @@ def _lay_cards(
 ) -> tuple[list[PlacedCard], list[_Box]]:
     """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
     ones before it; returns every card with its index box and whether enough of the index shows, and the
-    boxes a card's index must not be taken for (its upside-down corner, its centre figure, and those of the
-    ``written`` numbers on the table that no card covers). A card ``faces`` holds is pasted from one of its
+    boxes a card's index must not be taken for (its upside-down corner, its centre figure, the upright copy of
+    a four-corner index, and those of the ``written`` numbers on the table that no card covers). A card ``faces`` holds is pasted from one of its
     faces there, the others are rendered."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []
-    negatives: list[tuple[float, float, float, float]] = []
+    owned: list[tuple[int, tuple[float, float, float, float]]] = []  # (the card it lies on, box)
     for idx, (card, m, g, upside_down) in enumerate(plan):
         taught = faces.get(card) if faces is not None else None
+        four_corners = False
         if taught:
             face, ibox = _jittered(taught[int(rng.integers(len(taught)))], rng)
         else:
-            face, ibox = render_card(card, design(), rng)
+            drawn = design()
+            four_corners = drawn.four_corners
+            face, ibox = render_card(card, drawn, rng)
         if upside_down:
             face = np.ascontiguousarray(face[::-1, ::-1])
         full = cam @ m
@@ -469,11 +472,16 @@ def _lay_cards(
         placed.append((card, corner, g))
         # The opposite (upside-down) corner and the big centre figure are what the index must not be taken for.
         opp = _project(full, np.array([[CARD_W - x2, CARD_H - y2], [CARD_W - x1, CARD_H - y1]], np.float64))
-        negatives.append(_bounds(opp))
+        owned.append((idx, _bounds(opp)))
         cen = _project(
             full, np.array([[0.2 * CARD_W, 0.3 * CARD_H], [0.8 * CARD_W, 0.7 * CARD_H]], np.float64)
         )
-        negatives.append(_bounds(cen))
+        owned.append((idx, _bounds(cen)))
+        if four_corners:
+            # The index printed again, upright, in the top-right corner (vision.render): the same figure, but
+            # with card and not the card's own corner beside it, so the classifier learns to leave it.
+            copy = _project(full, np.array([[CARD_W - x2, y1], [CARD_W - x1, y2]], np.float64))
+            owned.append((idx, _bounds(copy)))
 
     cards_out: list[PlacedCard] = []
     for idx, (card, corner, g) in enumerate(placed):
@@ -488,11 +496,7 @@ def _lay_cards(
         seen = int(((owner == idx) & (mask == 1)).sum())
         visible = area > 0 and inside > 0.8 and seen / area > 0.6
         cards_out.append(PlacedCard(card, bx, g, visible))
-    negatives = [
-        n
-        for i, n in enumerate(negatives)
-        if _mostly_owned(owner, n, i // 2) and n[2] > n[0] + 4 and n[3] > n[1] + 4
-    ]
+    negatives = [n for i, n in owned if _mostly_owned(owner, n, i) and n[2] > n[0] + 4 and n[3] > n[1] + 4]
     negatives += [
         n
         for n in written

@@ -113,6 +113,37 @@ def test_four_corner_decks_repeat_the_index_upright_outside_the_label() -> None:
     assert np.abs(left - right).mean() < 12  # the same figure, not mirrored
 
 
+def test_the_upright_copy_of_a_four_corner_index_is_a_look_alike_the_classifier_is_shown() -> None:
+    """Issue 17 (accessible decks read a card twice, from its top-right copy): the scenes list each visible copy
+    among the boxes an index must not be taken for, level with its card's index and right of it, and nothing
+    else changes."""
+    from vision.dataset import scene_crops
+
+    base = dataclasses.replace(
+        family_design(np.random.default_rng(5), Family.ACCESSIBLE, Split.HELDOUT), corner_style="plain"
+    )
+    copies = 0
+    for seed in range(31, 35):
+        with_copy = make_scene(seed, Split.HELDOUT, deck=dataclasses.replace(base, four_corners=True))
+        without = make_scene(seed, Split.HELDOUT, deck=dataclasses.replace(base, four_corners=False))
+        assert [(c.card, c.box) for c in with_copy.cards] == [(c.card, c.box) for c in without.cards]
+        extra = [n for n in with_copy.negatives if n not in without.negatives]
+        assert len(with_copy.negatives) == len(without.negatives) + len(extra)
+        for x0, y0, x1, y1 in extra:
+            # Across its card from an index, at about its height (cards lie turned by up to 40 degrees).
+            assert any(
+                abs(y0 - c.box[1]) < c.box[3] - c.box[1] and 0 < x0 - c.box[2] < 5 * (c.box[2] - c.box[0])
+                for c in with_copy.cards
+            ), (x0, y0, x1, y1)
+            # Ink is there: the copy, not bare card.
+            assert with_copy.image[round(y0) : round(y1), round(x0) : round(x1)].std() > 20
+        _, y_with = scene_crops(with_copy, np.random.default_rng(3))
+        _, y_without = scene_crops(without, np.random.default_rng(3))
+        assert len(y_with) == len(y_without) + len(extra)
+        copies += len(extra)
+    assert copies >= 4  # a copy shows wherever no card lies over its corner
+
+
 def test_colour_blind_shapes_differ_by_colour() -> None:
     rng = np.random.default_rng(6)
     design = dataclasses.replace(
