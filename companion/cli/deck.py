@@ -228,12 +228,15 @@ def run_list(args: argparse.Namespace) -> int:
             "cards": meta["cards"],
             "taught_at": meta["taught_at"],
             "photos": len(meta["trained_from"]["photos"]),
+            "kept": len(meta["trained_from"].get("kept") or []),
         }
         if args.json:
             print(json.dumps(row))
         else:
             print(
-                f"{row['name']}: {len(row['cards'])} cards from {row['photos']} photos, taught {row['taught_at']}"
+                f"{row['name']}: {len(row['cards'])} cards from {row['photos']} photos"
+                + (f" and {row['kept']} kept photo{'s' if row['kept'] != 1 else ''}" if row["kept"] else "")
+                + f", taught {row['taught_at']}"
             )
     if not decks and not args.json:
         print(f"no taught decks in {decks_dir()}")

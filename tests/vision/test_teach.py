@@ -313,9 +313,11 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     assert _deck(["improve", "tabbed", "--kept", str(tmp_path / "nothing-here")]) == 2
     assert "--kept" in capsys.readouterr().err
 
+    assert _deck(["list"]) == 0
+    assert "tabbed: 14 cards from 2 photos and 1 kept photo, taught " in capsys.readouterr().out
     assert _deck(["list", "--json"]) == 0
     [row] = [json.loads(line) for line in capsys.readouterr().out.strip().split("\n")]
-    assert row["name"] == "tabbed" and row["photos"] == 2
+    assert row["name"] == "tabbed" and row["photos"] == 2 and row["kept"] == 1
     assert _deck(["remove", "tabbed"]) == 0
     assert _deck(["remove", "tabbed"]) == 2
 
