@@ -447,8 +447,8 @@ def _lay_cards(
     """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
     ones before it; returns every card with its index box and whether enough of the index shows, and the
     boxes a card's index must not be taken for (its upside-down corner, its centre figure, the upright copy of
-    a four-corner index, and those of the ``written`` numbers on the table that no card covers). A card ``faces`` holds is pasted from one of its
-    faces there, the others are rendered."""
+    a four-corner index, and those of the ``written`` numbers on the table that no card covers). A card
+    ``faces`` holds is pasted from one of its faces there, the others are rendered."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []

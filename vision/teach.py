@@ -1382,16 +1382,14 @@ def _kept_for_detector(examples: list[Example], images: Path, labels: Path, pict
     lo, hi = _KEPT_COPIES
     copies = min(max(round(_KEPT_SHARE * pictures / max(len(examples), 1)), lo), hi)
     added = 0
+    from vision.train import detector_label
+
     for k, (img, _rows) in enumerate(examples):
-        # The kept label file, boxes as they are, every card's class made the detector's one class.
-        src = img.parent.parent / "labels" / f"{img.stem}.txt"
-        lines = [
-            "0 " + " ".join(row.split()[1:]) for row in src.read_text().split("\n") if len(row.split()) == 5
-        ]
+        label = detector_label(img)
         for j in range(copies):
             stem = f"kept_{k:04d}_{j:02d}"
             shutil.copy(img, images / f"{stem}{img.suffix.lower()}")
-            (labels / f"{stem}.txt").write_text("\n".join(lines) + "\n")
+            (labels / f"{stem}.txt").write_text(label)
             added += 1
     return added
 

@@ -150,6 +150,13 @@ def read_extra(
     return out
 
 
+def detector_label(image: Path) -> str:
+    """The YOLO label of an extra photo (``images/NAME.jpg`` beside ``labels/NAME.txt``) for the detector: the
+    same boxes, every card's class made the detector's one class."""
+    src = (image.parent.parent / "labels" / f"{image.stem}.txt").read_text().split("\n")
+    return "\n".join("0 " + " ".join(s.split()[1:]) for s in src if len(s.split()) == 5) + "\n"
+
+
 def _add_extra_to_detector_data(data_root: Path, extra: Path) -> Path:
     """Copy the extra photos beside the synthetic ones with class 0 and return a data.yaml that uses both."""
     examples = read_extra(extra)
@@ -160,9 +167,7 @@ def _add_extra_to_detector_data(data_root: Path, extra: Path) -> Path:
     lab_dir.mkdir(parents=True)
     for img, _rows in examples:
         shutil.copy(img, img_dir / img.name)
-        src = (extra / "labels" / f"{img.stem}.txt").read_text().split("\n")
-        lines = ["0 " + " ".join(s.split()[1:]) for s in src if len(s.split()) == 5]
-        (lab_dir / f"{img.stem}.txt").write_text("\n".join(lines) + "\n")
+        (lab_dir / f"{img.stem}.txt").write_text(detector_label(img))
     data = data_root / "data-extra.yaml"
     base = (
         (data_root / "data.yaml")
@@ -435,9 +440,14 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
     )
     weights = work / "detector" / "weights"
     best = weights / "best.pt" if (weights / "best.pt").exists() else weights / "last.pt"
-    onnx_path = YOLO(str(best)).export(
-        format="onnx", imgsz=cfg.export_imgsz or cfg.imgsz, simplify=False, dynamic=False, opset=17
-    )
+    return _export_detector(best, cfg.export_imgsz or cfg.imgsz)
+
+
+def _export_detector(weights: Path, imgsz: int) -> Path:
+    """The ONNX export of detector weights, beside them, as every shipped detector was exported."""
+    from ultralytics.models import YOLO
+
+    onnx_path = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False, opset=17)
     return Path(onnx_path)
 
 
@@ -449,7 +459,6 @@ def average_detectors(first: Path, second: Path, out: Path, *, weight: float = 0
     average tends to keep what the start read well and much of what the fine-tune learnt (the shipped detector is
     such an average, ``models/MODEL_CARD.md``). Counters such as BatchNorm's batch count are ``second``'s."""
     import torch
-    from ultralytics.models import YOLO
 
     _offline()
     if not 0.0 <= weight <= 1.0:
@@ -466,8 +475,7 @@ def average_detectors(first: Path, second: Path, out: Path, *, weight: float = 0
     b["model"].load_state_dict(mixed)
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.save(b, out)
-    onnx_path = YOLO(str(out)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False, opset=17)
-    return Path(onnx_path)
+    return _export_detector(out, imgsz)
 
 
 def plot_detector_curves(results_csv: Path, out_png: Path) -> None:

@@ -8,8 +8,8 @@
 Decks live in the instance folder's ``decks/`` (``PHASE10_DECKS`` names another folder); each deck folder holds
 the models that read it, for ``vision.detector.Models``. Photos players corrected and kept for training while
 the camera read with a deck (the instance folder's ``training/``, or ``--kept``) are learnt from whenever that
-deck is taught again; ``improve`` does so from the deck's own faces, without new teaching photos. Nothing heavy is imported here at module level: OpenCV
-loads when a photo is cut, torch and Ultralytics when learning starts.
+deck is taught again; ``improve`` does so from the deck's own faces, without new teaching photos. Nothing heavy
+is imported here at module level: OpenCV loads when a photo is cut, torch and Ultralytics when learning starts.
 """
 
 from __future__ import annotations
@@ -25,22 +25,22 @@ from typing import Any
 DECKS_VARIABLE = "PHASE10_DECKS"
 
 
-def decks_dir() -> Path:
-    """Where taught decks live: ``PHASE10_DECKS``, else ``decks/`` in the app's instance folder."""
-    named = os.environ.get(DECKS_VARIABLE)
-    if named:
-        return Path(named)
+def _instance_folder() -> Path:
     from flask import Flask
 
     # The instance folder as the app finds it (the same probe ``phase10 serve`` makes for its secret key).
-    return Path(Flask("companion.app", instance_relative_config=True).instance_path) / "decks"
+    return Path(Flask("companion.app", instance_relative_config=True).instance_path)
+
+
+def decks_dir() -> Path:
+    """Where taught decks live: ``PHASE10_DECKS``, else ``decks/`` in the app's instance folder."""
+    named = os.environ.get(DECKS_VARIABLE)
+    return Path(named) if named else _instance_folder() / "decks"
 
 
 def kept_dir() -> Path:
     """Where the app keeps photos for training: ``training/`` in its instance folder."""
-    from flask import Flask
-
-    return Path(Flask("companion.app", instance_relative_config=True).instance_path) / "training"
+    return _instance_folder() / "training"
 
 
 def deck_models(name: str) -> Path:

@@ -2,8 +2,8 @@
 ``companion.decks.teaching.start`` (never by hand: the descriptor it is given is the held teaching lock).
 
 It runs the configured teacher (``vision.teach.teach`` unless the server's settings name another) on the photos
-the spec lists and the folder of photos kept for training, with the progress written to the decks folder, and ends by writing the result or the reason it
-failed; the photos are deleted once they have been learnt from.
+the spec lists and the folder of photos kept for training, with the progress written to the decks folder, and
+ends by writing the result or the reason it failed; the photos are deleted once they have been learnt from.
 """
 
 from __future__ import annotations
