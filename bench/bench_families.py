@@ -18,8 +18,6 @@ import os
 import platform
 import sys
 import time
-from collections import Counter
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -105,12 +103,12 @@ def main() -> None:
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for family in families:
-            tally, kinds = read_family(family, args.scenes, pool, total=total)
+            tally = read_family(family, args.scenes, pool, total=total)
             print(
                 f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
                 f"({tally.right_cards}/{tally.read_cards}) | {tally.recall:.4f} ({tally.right_cards}/"
                 f"{tally.true_cards}) | {tally.exact_rate:.3f} ({tally.exact}/{tally.scenes}) | "
-                f"{kinds['missed']} / {kinds['colour']} / {kinds['figure']} / {kinds['extra']} |",
+                f"{tally.kinds_text()} |",
                 flush=True,
             )
     print(
@@ -127,15 +125,14 @@ def read_family(
     *,
     models_dir: Path | None = None,
     total: Any = None,
-) -> tuple[Any, Counter[str]]:
-    """The tally and error kinds of ``family``'s first ``n`` scenes read the app's way (JPEG bytes, decoded as
+) -> Any:
+    """The tally (with its error kinds) of ``family``'s first ``n`` scenes read the app's way (JPEG bytes, decoded as
     an upload) with the models in ``models_dir`` (default: the process's); each scene is added to ``total`` too."""
     from vision.decode import decode
     from vision.evaluate import Tally
     from vision.reader import read_image
 
     tally = Tally()
-    kinds: Counter[str] = Counter()
     jobs = [(FIRST_SEED + i, family) for i in range(n)]
     for jpeg, truth in pool.map(_render, jobs, chunksize=4):
         reading = read_image(decode(jpeg).image, models_dir=models_dir)
@@ -143,29 +140,7 @@ def read_family(
         tally.add(truth, read)
         if total is not None:
             total.add(truth, read)
-        kinds.update(_errors(truth, read))
-    return tally, kinds
-
-
-def _errors(truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> Counter[str]:
-    """What went wrong in a photo, card by card: a card read in the wrong colour (its figure right), with the
-    wrong figure, not read at all, or read where there is none."""
-    lost = Counter(c for g in truth for c in g) - Counter(c for g in read for c in g)
-    extra = Counter(c for g in read for c in g) - Counter(c for g in truth for c in g)
-    out: Counter[str] = Counter()
-    for card in list(extra.elements()):
-        figure = card[1:] if card[0] in "RBGY" else card
-        same = next((t for t in lost if lost[t] and (t[1:] if t[0] in "RBGY" else t) == figure), None)
-        if same is not None:
-            lost[same] -= 1
-            out["colour"] += 1
-        elif sum(lost.values()):
-            lost[next(t for t in lost if lost[t])] -= 1
-            out["figure"] += 1
-        else:
-            out["extra"] += 1
-    out["missed"] += sum(lost.values())
-    return out
+    return tally
 
 
 def _served_files(folder: Path) -> None:

@@ -133,7 +133,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
 def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[str, Any]:
     from bench_families import read_family
 
-    tally, kinds = read_family(family, n, pool, models_dir=models)
+    tally = read_family(family, n, pool, models_dir=models)
     return {
         "precision": tally.precision,
         "recall": tally.recall,
@@ -142,7 +142,7 @@ def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[
         "right": tally.right_cards,
         "read": tally.read_cards,
         "true": tally.true_cards,
-        "errors": dict(kinds),
+        "errors": dict(tally.kinds),
     }
 
 

@@ -113,8 +113,14 @@ def _tally(models: Path, scenes: list[tuple[bytes, list[tuple[str, ...]]]]) -> A
 def _row(name: str, t: Any) -> str:
     return (
         f"| {name} | {t.precision:.4f} ({t.right_cards}/{t.read_cards}) | {t.recall:.4f} "
-        f"({t.right_cards}/{t.true_cards}) | {t.exact_rate:.3f} ({t.exact}/{t.scenes}) |"
+        f"({t.right_cards}/{t.true_cards}) | {t.exact_rate:.3f} ({t.exact}/{t.scenes}) | {t.kinds_text()} |"
     )
+
+
+TABLE_HEAD = (
+    "| models | card precision | card recall | exact scenes | missed / wrong colour / wrong figure / extra |\n"
+    "|---|---|---|---|---|"
+)
 
 
 def main() -> None:
@@ -158,8 +164,7 @@ def main() -> None:
     taught = _tally(folder, scenes)
 
     print()
-    print("| models | card precision | card recall | exact scenes |")
-    print("|---|---|---|---|")
+    print(TABLE_HEAD)
     print(_row("shipped" if args.base is None else f"{args.base} (before teaching)", shipped))
     print(_row(f"taught from {len(photos)} photos", taught))
     print(
@@ -209,10 +214,7 @@ def _kept_figures(
     more = _tally(control, scenes)
     _stages(control)
     print()
-    print(
-        "| from the taught deck's models, for as long again | card precision | card recall | exact scenes |"
-    )
-    print("|---|---|---|---|")
+    print(TABLE_HEAD.replace("| models |", "| from the taught deck's models, for as long again |", 1))
     print(_row(f"learnt again from {args.kept} kept photos ({took / 60:.1f} min)", with_kept))
     print(_row("control: learnt on from the teaching photos alone", more))
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -56,6 +56,32 @@ def average_precision(preds: Sequence[Sequence[tuple[float, Box]]], truths: Sequ
     return float(np.sum((mrec[idx + 1] - mrec[idx]) * mpre[idx + 1]))
 
 
+def error_kinds(truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> Counter[str]:
+    """What went wrong in a photo, card by card: a card read in the wrong colour (its figure right), with the
+    wrong figure, not read at all ("missed"), or read where there is none ("extra"). A wrong reading is paired
+    with a lost card of the same figure first, so a colour slip is not counted as a figure slip."""
+    lost = Counter(c for g in truth for c in g) - Counter(c for g in read for c in g)
+    extra = Counter(c for g in read for c in g) - Counter(c for g in truth for c in g)
+    out: Counter[str] = Counter()
+    for card in list(extra.elements()):
+        figure = _figure(card)
+        same = next((t for t in lost if lost[t] and _figure(t) == figure), None)
+        if same is not None:
+            lost[same] -= 1
+            out["colour"] += 1
+        elif sum(lost.values()):
+            lost[next(t for t in lost if lost[t])] -= 1
+            out["figure"] += 1
+        else:
+            out["extra"] += 1
+    out["missed"] += sum(lost.values())
+    return out
+
+
+def _figure(card: str) -> str:
+    return card[1:] if card[0] in "RBGY" else card
+
+
 @dataclass
 class Tally:
     true_cards: int = 0
@@ -63,6 +89,7 @@ class Tally:
     right_cards: int = 0
     scenes: int = 0
     exact: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)  # error_kinds, summed over photos
 
     def add(self, truth: Sequence[Sequence[str]], read: Sequence[Sequence[str]]) -> bool:
         t = Counter(c for g in truth for c in g)
@@ -71,6 +98,7 @@ class Tally:
         self.read_cards += sum(r.values())
         self.right_cards += sum((t & r).values())
         self.scenes += 1
+        self.kinds.update(error_kinds(truth, read))
         ok = Counter(tuple(g) for g in truth) == Counter(tuple(g) for g in read)
         self.exact += ok
         return ok
@@ -86,3 +114,7 @@ class Tally:
     @property
     def exact_rate(self) -> float:
         return self.exact / self.scenes if self.scenes else 0.0
+
+    def kinds_text(self) -> str:
+        """The error kinds as the benches' tables print them: missed / wrong colour / wrong figure / extra."""
+        return " / ".join(str(self.kinds[k]) for k in ("missed", "colour", "figure", "extra"))
