@@ -429,6 +429,9 @@ def configure(args: argparse.Namespace) -> str:
         detector.SURE_VIEW = math.inf
     if args.both_looks:
         detector.CLOSE_UP_FEW = sys.maxsize
+    enlarged = getattr(args, "enlarged", "small")
+    if enlarged != "small":
+        detector.SMALL_INDEX = math.inf if enlarged == "always" else 0.0
     models = get_models(Runtime.ONNXRUNTIME)
     return ", ".join(
         (
@@ -436,6 +439,9 @@ def configure(args: argparse.Namespace) -> str:
             "int8 classifier" if models.int8 else "fp32 classifier",
             "every crop view" if args.all_views else f"more views below {detector.SURE_VIEW}",
             "both looks always" if args.both_looks else "shrunk look for close-ups",
+            {"small": "enlarged look for small indexes", "always": "enlarged look unless a close-up"}.get(
+                enlarged, "no enlarged look"
+            ),
             "spinning threads" if args.spinning else "sleeping threads",
         )
     )
@@ -457,6 +463,12 @@ def main() -> int:
     ap.add_argument("--all-views", action="store_true", help="every crop view of every index")
     ap.add_argument("--both-looks", action="store_true", help="the shrunk look on every photo")
     ap.add_argument("--spinning", action="store_true", help="onnxruntime threads spin between ops")
+    ap.add_argument(
+        "--enlarged",
+        choices=("small", "always", "never"),
+        default="small",
+        help="the enlarged look: for small indexes (served), on every photo but close-ups, or never",
+    )
     args = ap.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {_load()}"

@@ -51,7 +51,7 @@ MIN_CARD_CONF = 0.25
 # outside that range, so the photo is also looked at shrunk to half the input, where such cards fall inside it.
 # Only boxes that are large for the photo (an index at least this fraction of its long side) are taken from the
 # shrunk look: there, small indexes would be a few pixels and what it finds among them is mostly noise.
-DETECT_SCALES = ((1.0, 0.0), (0.5, 0.055))
+SHRUNK_FILL, SHRUNK_MIN_HEIGHT = 0.5, 0.055
 # The shrunk look adds nothing to a photo of cards in the trained range, so it is taken only where the first look
 # suggests a close-up: an index at least CLOSE_UP_HEIGHT of the long side, or fewer than CLOSE_UP_FEW boxes scored
 # at least CLOSE_UP_SURE (a close-up's indexes are often too big to be found at all). Chosen on the dev,
@@ -59,6 +59,14 @@ DETECT_SCALES = ((1.0, 0.0), (0.5, 0.055))
 CLOSE_UP_HEIGHT = 0.05
 CLOSE_UP_FEW = 4
 CLOSE_UP_SURE = 0.5
+# The other way round: in a photo of a whole table from further away the indexes are 10-15 px in the detector's
+# input, where it misses some that it finds when the photo is larger. When the first look's sure boxes are that
+# small (their median height under SMALL_INDEX of the long side, and not a close-up), the photo is looked at again
+# filling ENLARGED_FILL of the input (only the any-size detector can), and its boxes below close-up height join the
+# first look's: where both find an index the stronger box stays, which is often the enlarged look's, better placed.
+# Chosen on the dev, validation, plain-deck, close-up and family dev photos (models/MODEL_CARD.md, "Small indexes").
+SMALL_INDEX = 0.025
+ENLARGED_FILL = 1.5
 # Without the square letterbox's grey bands the shrunk look would put a close-up's indexes at the very edge of its
 # input, where the detector finds less: it gets a grey margin of this fraction of the input size on every side.
 SHRUNK_MARGIN = 0.05
@@ -198,6 +206,12 @@ def close_up(first: Detections, long_side: float) -> bool:
     return sure < CLOSE_UP_FEW or bool((first.height >= CLOSE_UP_HEIGHT * long_side).any())
 
 
+def small_indexes(first: Detections, long_side: float) -> bool:
+    """Whether the first look's sure boxes are small enough for the enlarged look (``SMALL_INDEX``)."""
+    sure = first.height[first.confidence >= CLOSE_UP_SURE]
+    return bool(sure.size) and float(np.median(sure)) < SMALL_INDEX * long_side
+
+
 class Models:
     """The detector and the classifier, ready to run."""
 
@@ -240,13 +254,15 @@ class Models:
 
     def detect(self, img: Image) -> Detections:
         """The index boxes in ``img`` (its pixels), strongest first."""
-        looks: list[Detections] = []
         long_side = max(img.shape[:2])
-        for k, (fill, min_height) in enumerate(DETECT_SCALES):
-            if k and not close_up(Detections.merge(looks), long_side):
-                break
-            dets = self._look(img, fill, margin=round(SHRUNK_MARGIN * self.imgsz) if k else 0)
-            looks.append(dets[dets.height >= min_height * long_side])
+        first = self._look(img, 1.0, margin=0)
+        looks = [first]
+        if close_up(first, long_side):
+            shrunk = self._look(img, SHRUNK_FILL, margin=round(SHRUNK_MARGIN * self.imgsz))
+            looks.append(shrunk[shrunk.height >= SHRUNK_MIN_HEIGHT * long_side])
+        elif self.engine.any_size and small_indexes(first, long_side):
+            enlarged = self._look(img, ENLARGED_FILL, margin=0)
+            looks.append(enlarged[enlarged.height < CLOSE_UP_HEIGHT * long_side])
         return suppress(Detections.merge(looks), NMS_IOU, CONTAINED)
 
     def _look(self, img: Image, fill: float, margin: int) -> Detections:

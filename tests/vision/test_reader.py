@@ -416,6 +416,7 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
         return real_look(img, fill, margin)
 
     monkeypatch.setattr(m, "_look", counted)
+    monkeypatch.setattr(detector, "SMALL_INDEX", 0.0)  # the enlarged look has a test of its own
     photos = [s.image for s in fresh_scenes] + [
         _one_card_photo(card, 200, seed, False) for card in parse_cards("R7 B12 W") for seed in range(2)
     ]
@@ -429,6 +430,48 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     assert gated == always
     assert gated_looks[-6:] == [2] * 6  # the close-ups
     assert sum(n == 1 for n in gated_looks[: len(fresh_scenes)]) >= len(fresh_scenes) // 2
+
+
+def _far(scene: Scene, k: float) -> np.ndarray:
+    """The scene as if photographed from further away: shrunk by ``k`` in the middle of a photo of the same size,
+    the rest of it the table's colour (a mirrored border would add mirrored cards)."""
+    h, w = scene.image.shape[:2]
+    small = cv2.resize(scene.image, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+    top, left = (h - small.shape[0]) // 2, (w - small.shape[1]) // 2
+    table = [int(v) for v in np.median(scene.image[:8].reshape(-1, 3), axis=0)]
+    border = (top, h - small.shape[0] - top, left, w - small.shape[1] - left)
+    return cv2.copyMakeBorder(small, *border, cv2.BORDER_CONSTANT, value=table)
+
+
+def test_small_indexes_are_looked_at_enlarged_and_more_of_them_are_read(
+    monkeypatch: pytest.MonkeyPatch, fresh_scenes: list[Scene]
+) -> None:
+    """A table photographed from further away: the enlarged look (vision/detector.py, SMALL_INDEX) is taken for
+    most such photos and for few photos of cards in the trained size range, and it reads more cards right without
+    reading any more wrong."""
+    from vision import detector
+
+    m = get_models()
+    far = [_far(s, 0.6) for s in fresh_scenes]
+    truth = [truth_groups(s) for s in fresh_scenes]
+
+    def small(img: np.ndarray) -> bool:
+        return detector.small_indexes(m._look(img, 1.0, margin=0), max(img.shape[:2]))
+
+    assert sum(map(small, far)) >= len(far) // 2
+    assert sum(map(small, (s.image for s in fresh_scenes))) <= len(fresh_scenes) // 3
+    tallies = []
+    for threshold in (detector.SMALL_INDEX, 0.0):
+        monkeypatch.setattr(detector, "SMALL_INDEX", threshold)
+        tally = Tally()
+        for t, img in zip(truth, far, strict=True):
+            tally.add(t, [[str(c) for c in g] for g in read_image(img).groups])
+        tallies.append(tally)
+    enlarged, first_only = tallies
+    assert enlarged.right_cards > first_only.right_cards, tallies
+    assert enlarged.read_cards - enlarged.right_cards <= first_only.read_cards - first_only.right_cards, (
+        tallies
+    )
 
 
 def test_extra_crop_views_only_where_the_first_is_unsure(monkeypatch: pytest.MonkeyPatch) -> None:
