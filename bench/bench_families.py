@@ -96,7 +96,9 @@ def main() -> None:
         sys.path.insert(0, str(ROOT / "bench"))
         from bench_vision import configure
 
-        slow = argparse.Namespace(square=True, fp32=True, all_views=True, both_looks=True, spinning=False)
+        slow = argparse.Namespace(
+            square=True, fp32=True, all_views=True, both_looks=True, spinning=False, enlarged="never"
+        )
         print(f"reading: {configure(slow)}")
     print()
     print(

@@ -429,7 +429,7 @@ def configure(args: argparse.Namespace) -> str:
         detector.SURE_VIEW = math.inf
     if args.both_looks:
         detector.CLOSE_UP_FEW = sys.maxsize
-    enlarged = getattr(args, "enlarged", "small")
+    enlarged = args.enlarged
     if enlarged != "small":
         detector.SMALL_INDEX = math.inf if enlarged == "always" else 0.0
     models = get_models(Runtime.ONNXRUNTIME)
