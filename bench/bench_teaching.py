@@ -7,7 +7,7 @@ shipped models, then the deck is taught (``vision.teach.teach``, the time it too
 scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
-        [--base DIR] [--kept N]
+        [--base DIR] [--kept N] [--dev] [--bold-tables P]
 
 ``--base DIR`` reads and teaches from the models in DIR instead of the shipped ones: with a run of
 ``bench/bench_left_out.py`` that never saw the family (``runs/left-out/without-dark``), the figures are what
@@ -20,6 +20,9 @@ taught faces are cut out of rendered photos, so they only approximate the deck's
 faces approximate a real deck's; the kept scenes show the deck itself. As a control the taught deck is also
 learnt on for the same time from its teaching photos alone (from its own models, ``base_models``), so the gain
 of the kept photos is told apart from the gain of more time.
+
+``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
+share of rendered teaching scenes on printed cloths) without reading the scenes of record.
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 FIRST_SEED = 750_000
 KEPT_SEED = 760_000
+# Teaching dev scenes (``--dev``): for choosing how to teach without reading the scenes of record.
+DEV_SEED = 870_000
 
 
 def _design(family: str, seed: int) -> Any:
@@ -135,20 +140,27 @@ def main() -> None:
     ap.add_argument("--keep", type=Path, default=None, help="teach into this decks folder and keep the deck")
     ap.add_argument("--base", type=Path, default=None, help="models to read with first and teach from")
     ap.add_argument("--kept", type=int, default=0, help="then learn the deck again from N kept photos")
+    ap.add_argument("--dev", action="store_true", help=f"read the teaching dev scenes (seeds {DEV_SEED}+)")
+    ap.add_argument(
+        "--bold-tables", type=float, default=None, help="share of teaching scenes on printed cloths"
+    )
     args = ap.parse_args()
 
     from vision.detector import MODELS_DIR
-    from vision.teach import teach, teaching_photos
+    from vision.teach import BOLD_TABLES, teach, teaching_photos
+
+    first = DEV_SEED if args.dev else FIRST_SEED
+    bold = BOLD_TABLES if args.bold_tables is None else args.bold_tables
 
     design = _design(args.family, args.seed)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     print(
         f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
-        f"drawn with it alone, held-out tables, seeds {FIRST_SEED}+"
+        f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths"
     )
     spawn = multiprocessing.get_context("spawn")
-    jobs = [(FIRST_SEED + i, args.family, args.seed) for i in range(args.scenes)]
+    jobs = [(first + i, args.family, args.seed) for i in range(args.scenes)]
     with ProcessPoolExecutor(args.threads, mp_context=spawn) as pool:
         scenes = list(pool.map(_render, jobs, chunksize=4))
     base = args.base.resolve() if args.base else MODELS_DIR
@@ -158,7 +170,13 @@ def main() -> None:
     decks = args.keep or Path(tempfile.mkdtemp(prefix="bench-decks-"))
     t0 = time.monotonic()
     folder = teach(
-        decks, f"bench-{args.family}", photos, minutes=args.minutes, threads=args.threads, base_models=base
+        decks,
+        f"bench-{args.family}",
+        photos,
+        minutes=args.minutes,
+        threads=args.threads,
+        base_models=base,
+        bold_tables=bold,
     )
     took = time.monotonic() - t0
     taught = _tally(folder, scenes)

@@ -39,6 +39,9 @@ FaceBook = Mapping[Card, Sequence[TaughtFace]]
 
 TRAIN_TEXTURES = ("wood", "felt", "laminate", "weave")
 HELDOUT_TEXTURES = ("marble", "checker")
+# Printed tablecloths and oilcloths: bold colour edges all over the table, which the quiet training tables above
+# never show. Asked for by ``bold_tables``; none is a grid, so the held-out checker cloth stays unseen.
+BOLD_TEXTURES = ("stripes", "dots", "blotches")
 
 
 @dataclass(slots=True)
@@ -90,6 +93,27 @@ def _texture(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
         veins = np.abs(np.sin((xx + yy) * 0.01 + low * 3.0))
         v = 1 - 0.35 * (veins < 0.08) * (1 - veins / 0.08) + 0.02 * fine
         img = base[None, None, :] * v[..., None]
+    elif kind == "stripes":
+        a, b = rng.uniform(30, 230, 3), rng.uniform(30, 230, 3)
+        period, duty, ang = rng.uniform(20, 90), rng.uniform(0.3, 0.7), rng.uniform(0, math.pi)
+        u = xx * math.cos(ang) + yy * math.sin(ang) + 4 * low
+        m = ((u / period) % 1.0 < duty)[..., None]
+        img = (a * m + b * (1 - m)).astype(np.float32) * (1 + 0.03 * fine[..., None])
+    elif kind == "dots":
+        a, b = rng.uniform(30, 230, 3), rng.uniform(30, 230, 3)
+        pitch = rng.uniform(30, 90)
+        r = pitch * rng.uniform(0.15, 0.4)
+        # Staggered rows of dots, as polka-dot cloth is printed.
+        dy = (yy % pitch) - pitch / 2
+        dx = ((xx + (yy // pitch % 2) * pitch / 2) % pitch) - pitch / 2
+        m = (dx * dx + dy * dy < r * r)[..., None]
+        img = (a * m + b * (1 - m)).astype(np.float32) * (1 + 0.03 * fine[..., None])
+    elif kind == "blotches":
+        inks = rng.uniform(30, 230, (3, 3))
+        cell = int(rng.integers(40, 120))
+        field = cv2.resize(rng.normal(0, 1, (h // cell + 2, w // cell + 2)).astype(np.float32), (w, h))
+        level = np.digitize(field, [-0.4, 0.4])
+        img = inks[level].astype(np.float32) * (1 + 0.03 * fine[..., None])
     else:  # checker tablecloth
         a, b = rng.uniform(30, 230, 3), rng.uniform(30, 230, 3)
         s = rng.uniform(25, 70)
@@ -278,6 +302,7 @@ def make_scene(
     families: Sequence[Family] | None = None,
     deck: Design | None = None,
     faces: FaceBook | None = None,
+    bold_tables: float | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
@@ -291,6 +316,9 @@ def make_scene(
     ``deck`` draws every card of the scene from that one design (a group's own deck, as one printing looks);
     ``faces`` pastes the cards it holds from those faces instead (photos of a real deck, lightly jittered), the
     others drawn as before. Either puts the scene on a seed stream of its own; tables come from ``split``.
+
+    ``bold_tables`` is the chance that a training or dev scene lies on a printed cloth (``BOLD_TEXTURES``);
+    ``None`` keeps the original draw. Held-out scenes keep their own tables.
     """
     if deck is not None and families is not None:
         raise ValueError("a scene draws its cards from one deck or from design families, not both")
@@ -304,7 +332,9 @@ def make_scene(
         size = (1024, 768) if rng.random() < 0.7 else (768, 1024)
     w, h = size
     # Dev scenes test unseen faces only: they lie on the training tables.
-    textures = HELDOUT_TEXTURES if split is Split.HELDOUT else TRAIN_TEXTURES
+    textures: tuple[str, ...] = HELDOUT_TEXTURES if split is Split.HELDOUT else TRAIN_TEXTURES
+    if bold_tables is not None and split is not Split.HELDOUT and rng.random() < bold_tables:
+        textures = BOLD_TEXTURES
     canvas = _texture(str(rng.choice(textures)), w, h, rng)
     cam = _camera(w, h, rng)
     canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)

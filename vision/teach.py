@@ -1095,6 +1095,9 @@ _RUN_SECONDS = 60.0
 # Of the classifier's crops, this share (by count of the deck's own) comes from ordinary decks (vignettes and
 # ordinary scenes, as ``_jobs`` mixes them in), so that the deck's models still read other decks.
 _ORDINARY_CROPS = 0.4
+# The chance that a rendered training scene lies on a printed cloth (``vision.scene.BOLD_TEXTURES``): players'
+# tables are not all quiet wood and felt, and a detector taught on quiet tables alone misses indexes on bold ones.
+BOLD_TABLES = 0.35
 
 
 def plan(seconds: float, scene_seconds: float) -> Plan:
@@ -1112,9 +1115,11 @@ def plan(seconds: float, scene_seconds: float) -> Plan:
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(faces: dict[Card, list[tuple[NDArray[np.uint8], Box]]], look: Look, out: str) -> None:
+def _worker_init(
+    faces: dict[Card, list[tuple[NDArray[np.uint8], Box]]], look: Look, out: str, bold_tables: float
+) -> None:
     cv2.setNumThreads(1)
-    _WORKER.update(faces=faces, look=look, out=out)
+    _WORKER.update(faces=faces, look=look, out=out, bold_tables=bold_tables)
 
 
 def _render_job(job: tuple[str, int, str]) -> tuple[str, NDArray[np.uint8], NDArray[np.int64]]:
@@ -1132,9 +1137,15 @@ def _render_job(job: tuple[str, int, str]) -> tuple[str, NDArray[np.uint8], NDAr
             ys.append(y)
         return kind, np.concatenate(xs), np.concatenate(ys)
     if kind == "deck":
-        scene = make_scene(seed, Split.TRAIN, deck=look_design(_WORKER["look"], rng), faces=_WORKER["faces"])
+        scene = make_scene(
+            seed,
+            Split.TRAIN,
+            deck=look_design(_WORKER["look"], rng),
+            faces=_WORKER["faces"],
+            bold_tables=_WORKER["bold_tables"],
+        )
     else:
-        scene = make_scene(seed, Split.TRAIN, families=FAMILIES)
+        scene = make_scene(seed, Split.TRAIN, families=FAMILIES, bold_tables=_WORKER["bold_tables"])
     out = Path(_WORKER["out"])
     name = f"{kind}_{seed:07d}"
     cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -1176,9 +1187,9 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
 
 
 @contextmanager
-def _detector_deadline(until: float, progress: Progress | None, batches: int) -> Iterator[None]:
+def _detector_deadline(until: float, progress: Progress | None, batches: int) -> Iterator[list[int]]:
     """While training the detector: stop it cleanly (between two batches, then validate and export) once the
-    clock passes ``until`` (time.monotonic), and report the batches done."""
+    clock passes ``until`` (time.monotonic), and report the batches done; yields their count, kept up to date."""
     from ultralytics.utils.callbacks import base
 
     done = [0]
@@ -1192,7 +1203,7 @@ def _detector_deadline(until: float, progress: Progress | None, batches: int) ->
 
     base.default_callbacks["on_train_batch_end"].append(on_batch_end)
     try:
-        yield
+        yield done
     finally:
         base.default_callbacks["on_train_batch_end"].remove(on_batch_end)
 
@@ -1206,6 +1217,7 @@ def _render(
     workers: int,
     seed: int,
     progress: Progress | None,
+    bold_tables: float,
 ) -> tuple[dict[str, list[NDArray[np.uint8]]], dict[str, list[NDArray[np.int64]]], dict[str, int]]:
     """Render scenes until ``until`` (time.monotonic): the validation scenes first, then training scenes of
     the deck with ordinary scenes and vignettes mixed in; returns the crops by use and the pictures by kind."""
@@ -1221,7 +1233,10 @@ def _render(
     # Spawned, not forked: the parent has torch's thread pools running, which a forked child can hang on.
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_worker_init, initargs=(faces, look, str(data))
+        max_workers=workers,
+        mp_context=context,
+        initializer=_worker_init,
+        initargs=(faces, look, str(data), bold_tables),
     ) as ex:
         pending = [ex.submit(_render_job, next(jobs)) for _ in range(2 * workers)]
         while pending:
@@ -1293,6 +1308,7 @@ def teach(
     seed: int = 0,
     base_models: Path | None = None,
     kept: Path | None = None,
+    bold_tables: float = BOLD_TABLES,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
@@ -1301,7 +1317,8 @@ def teach(
     ``kept`` is the folder of photos kept for training (``companion.referee.training``): those the camera read
     with this deck, as players confirmed them, are learnt from too. With no teaching photos, the deck taught
     under ``name`` is learnt again from its own faces and models, with the photos kept since (and
-    :class:`TeachingError` ``nothing-kept`` when there are none).
+    :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
+    scenes on printed cloths (``BOLD_TABLES``).
 
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
     is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
@@ -1324,7 +1341,19 @@ def teach(
             if progress:
                 progress("kept", len(examples), len(examples))
         folder = _learn(
-            work, name, taught, examples, det_init, cls_init, started, until, minutes, threads, seed, progress
+            work,
+            name,
+            taught,
+            examples,
+            det_init,
+            cls_init,
+            started,
+            until,
+            minutes,
+            threads,
+            seed,
+            progress,
+            bold_tables,
         )
         final = deck_folder(decks, name)
         old = None
@@ -1407,6 +1436,7 @@ def _learn(
     threads: int,
     seed: int,
     progress: Progress | None,
+    bold_tables: float,
 ) -> Path:
     """The teaching run proper, in ``work``; returns the finished deck folder (inside ``work``)."""
     import platform
@@ -1446,7 +1476,7 @@ def _learn(
     scene_seconds = time.monotonic() - t0
     p = plan(until - t0, scene_seconds)
     data = work / "data"
-    xs, ys, counts = _render(faces, look, data, t0 + p.render_until, p, threads, seed, progress)
+    xs, ys, counts = _render(faces, look, data, t0 + p.render_until, p, threads, seed, progress, bold_tables)
     seconds["rendering"] = time.monotonic() - t0
     (data / "data.yaml").write_text(
         f"path: {data.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: index\n"
@@ -1530,11 +1560,20 @@ def _learn(
         smoke=train_pictures < 64,
     )
     batches = -(-train_pictures // cfg.batch)
-    with _detector_deadline(planned + p.detector_until, progress, batches), _quiet(work / "training.log"):
+    with (
+        _detector_deadline(planned + p.detector_until, progress, batches) as done,
+        _quiet(work / "training.log"),
+    ):
         onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
+    # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
+    seen: dict[str, float] = {
+        "batches": done[0],
+        "of_batches": batches,
+        "pictures": min(done[0] * cfg.batch, train_pictures),
+    }
     shutil.copy(onnx_path, deck / f"{DETECTOR_NAME}.onnx")
     shutil.copy(onnx_path.with_suffix(".pt"), deck / f"{DETECTOR_NAME}.pt")
-    det_metrics = _detector_metrics(work / "runs" / "detector" / "results.csv")
+    det_metrics = _detector_metrics(work / "runs" / "detector" / "results.csv") | seen
     seconds["detector"] = time.monotonic() - t0
 
     t0 = time.monotonic()
@@ -1559,6 +1598,7 @@ def _learn(
             "seconds": {k: round(v, 1) for k, v in seconds.items()},
             "total_seconds": round(time.monotonic() - started, 1),
             "scenes": {"deck": counts["deck"], "ordinary": counts["ordinary"], "validation": counts["val"]},
+            "bold_tables": bold_tables,
             "kept_photos": {
                 "photos": len(examples),
                 "detector_pictures": kept_pictures,

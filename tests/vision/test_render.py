@@ -24,6 +24,7 @@ from vision.render import (
     render_card,
 )
 from vision.scene import (
+    BOLD_TEXTURES,
     HELDOUT_TEXTURES,
     TRAIN_TEXTURES,
     VIGNETTE,
@@ -125,6 +126,51 @@ def test_held_out_pools_share_nothing_with_training() -> None:
     assert not set(font_files(Split.TRAIN)) & set(font_files(Split.HELDOUT))
     assert not set(TRAIN_CORNER_STYLES) & set(HELDOUT_CORNER_STYLES)
     assert not set(TRAIN_TEXTURES) & set(HELDOUT_TEXTURES)
+    assert not set(BOLD_TEXTURES) & set(HELDOUT_TEXTURES)
+
+
+def test_printed_cloths_are_bold_tables_and_leave_the_scenes_of_record_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``bold_tables`` lays training scenes on printed cloths (stripes, dots, blotches: issue 17, part 1, "more
+    of your own"), whose colour edges run all over the table, as the quiet training tables' never do; the
+    labels still mark indexes that are there. Held-out scenes keep their own tables, and without the option a
+    scene is the one it always was."""
+    import vision.scene
+
+    drawn: list[str] = []
+    real = vision.scene._texture
+
+    def spy(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+        drawn.append(kind)
+        return real(kind, w, h, rng)
+
+    monkeypatch.setattr(vision.scene, "_texture", spy)
+    for i, kind in enumerate(BOLD_TEXTURES):
+        cloth = real(kind, 320, 240, np.random.default_rng(i))
+        quiet = real(TRAIN_TEXTURES[i], 320, 240, np.random.default_rng(i))
+        # Strong edges: many neighbouring pixels far apart in some channel, as on no quiet table.
+        assert (np.abs(np.diff(cloth, axis=1)).max(axis=2) > 40).mean() > 0.01, kind
+        assert (np.abs(np.diff(quiet, axis=1)).max(axis=2) > 40).mean() < 0.001, TRAIN_TEXTURES[i]
+    for seed in range(12):
+        drawn.clear()
+        scene = make_scene(40_000 + seed, bold_tables=1.0)
+        assert drawn == [drawn[0]] and drawn[0] in BOLD_TEXTURES
+        for pc in scene.cards:
+            if pc.visible:
+                x1, y1, x2, y2 = (round(v) for v in pc.box)
+                assert scene.image[y1:y2, x1:x2].astype(np.float32).std() > 12, (pc.card, pc.box)
+        drawn.clear()
+        make_scene(40_000 + seed, Split.HELDOUT, bold_tables=1.0)
+        assert drawn[0] in HELDOUT_TEXTURES
+    kinds = set()
+    for seed in range(30):
+        drawn.clear()
+        make_scene(41_000 + seed, bold_tables=0.5)
+        kinds.add(drawn[0] in BOLD_TEXTURES)
+    assert kinds == {True, False}
+    # Without the option the draw is untouched: the hands test below pins the groups of the scenes of record,
+    # which an extra draw from the scene's generator would change.
 
 
 def test_dev_designs_are_neither_training_nor_held_out_ones() -> None:

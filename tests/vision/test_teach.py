@@ -280,6 +280,9 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     meta = read_deck(folder)
     assert meta["cards"][:12] == [f"R{n}" for n in range(1, 13)] and meta["cards"][12:] == ["W", "S"]
     assert meta["figures"]["total_seconds"] < 90
+    # The deck says how much of what was rendered its detector saw before the deadline.
+    seen = meta["figures"]["detector"]
+    assert 1 <= seen["batches"] <= seen["of_batches"] and 1 <= seen["pictures"] <= 8 * seen["batches"]
     models = Models(folder)
     # The any-size detector was made from this deck's own export; the classifier is served as exported.
     assert models.dynamic and not models.int8
