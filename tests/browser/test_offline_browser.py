@@ -56,6 +56,10 @@ def fill_round(page) -> None:
 def test_a_round_saved_offline_is_sent_once_when_the_connection_is_back(base_url, browser, size):
     context, page, game_id = new_game(browser, base_url, size)
     page.click("text=Enter round 1")
+    # The connection drops once the round page has loaded (its scripts too): cut off while they are still on
+    # the way, the page would have no outbox and the browser would post the form itself.
+    page.locator("button[name='save']").wait_for()
+    page.wait_for_load_state("load")
     context.set_offline(True)
     fill_round(page)
     page.click("button[name='save']")
