@@ -15,7 +15,11 @@ underlined corners: the classic family's layout and some of the tabbed family's,
 unseen as the other four, and the table says so.
 
     python bench/bench_left_out.py --base BASE.pt --detector DIR [--runs runs/left-out] [--scenes 200]
-        [--vignettes 2000] [--read 100] [--families dark,printed] [--control/--no-control]
+        [--vignettes 2000] [--read 100] [--families dark,printed] [--control/--no-control] [--dark-share 0.15]
+        [--dev]
+
+``--dev`` reads the family dev scenes (seeds 850 000 on), to choose by; ``--dark-share`` sets the share of
+training crops redrawn on a dark face (``vision.train.dark_face``).
 
 Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes.
 """
@@ -109,6 +113,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
         init=state,
         width=classifier_width(state),
         max_lr=args.lr,
+        dark_share=args.dark_share,
     )
     seconds = time.time() - t0
     shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", out / CLASSIFIER_FILE)
@@ -121,6 +126,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
         "crops": len(xtr),
         "epochs": args.epochs,
         "lr": args.lr,
+        "dark_share": args.dark_share,
         "seconds": round(seconds),
         "metrics": metrics,
         "base": str(args.base),
@@ -130,10 +136,10 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     return out
 
 
-def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[str, Any]:
+def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor, first: int) -> dict[str, Any]:
     from bench_families import read_family
 
-    tally = read_family(family, n, pool, models_dir=models)
+    tally = read_family(family, n, pool, models_dir=models, first=first)
     return {
         "precision": tally.precision,
         "recall": tally.recall,
@@ -146,13 +152,15 @@ def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[
     }
 
 
-def _measured(models: Path, family: str, n: int, pool: ProcessPoolExecutor) -> dict[str, Any]:
-    """The reading of ``family``'s first ``n`` scenes with ``models``, kept beside them."""
-    file = models / f"read-{family}-{n}.json"
+def _measured(models: Path, family: str, n: int, pool: ProcessPoolExecutor, first: int) -> dict[str, Any]:
+    """The reading of ``family``'s ``n`` scenes from seed ``first`` on with ``models``, kept beside them."""
+    from bench_families import FIRST_SEED
+
+    file = models / (f"read-{family}-{n}.json" if first == FIRST_SEED else f"read-{family}-{n}-{first}.json")
     if file.exists():
         result: dict[str, Any] = json.loads(file.read_text())
         return result
-    result = _read(models, family, n, pool)
+    result = _read(models, family, n, pool, first)
     file.write_text(json.dumps(result, indent=1))
     return result
 
@@ -179,13 +187,25 @@ def main() -> None:
     ap.add_argument("--read", type=int, default=100, help="scenes of the left-out family read per run")
     ap.add_argument("--families", default="all", help="families to leave out in turn (comma-separated)")
     ap.add_argument("--control", action=argparse.BooleanOptionalAction, default=True)
+    ap.add_argument(
+        "--dark-share",
+        type=float,
+        default=None,
+        help="share of crops redrawn on a dark face while training (default: vision.train.DARK_FACE_SHARE)",
+    )
+    ap.add_argument("--dev", action="store_true", help="read the family dev scenes (seeds 850 000 on)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
 
-    from bench_families import _families
+    from bench_families import DEV_SEED, FIRST_SEED, _families
 
     from vision.families import FAMILIES, Family
+    from vision.train import DARK_FACE_SHARE
+
+    if args.dark_share is None:
+        args.dark_share = DARK_FACE_SHARE
+    first = DEV_SEED if args.dev else FIRST_SEED
 
     left_out = [Family(f) for f in _families(args.families)]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -197,10 +217,10 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for f in left_out:
             models = _train(args.runs, f"without-{f.value}", [g for g in FAMILIES if g is not f], args)
-            rows.append((f, _measured(models, f.value, args.read, pool)))
+            rows.append((f, _measured(models, f.value, args.read, pool, first)))
             print(f"  read {f.value} without it: {_cell(rows[-1][1])}", flush=True)
         control = _train(args.runs, ALL, list(FAMILIES), args) if args.control else None
-        seen = {f: _measured(control, f.value, args.read, pool) for f, _ in rows} if control else {}
+        seen = {f: _measured(control, f.value, args.read, pool, first) for f, _ in rows} if control else {}
 
     print()
     print(

@@ -1530,6 +1530,8 @@ def _learn(
                 init=state,
                 width=width,
                 max_lr=lr,
+                # A taught deck is one deck: its own faces, light or dark, are what the classifier learns.
+                dark_share=0.0,
             )
             # The pace counts the run's validation and export too, so it errs low and the stage ends early.
             pace = size / max(time.monotonic() - r0, 1e-3)

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from companion.rules.cards import Card
-from vision.crops import CLASS_CARDS, CLASS_OF, CROP, NONE_CLASS, Image, crop_index, to_input
+from vision.crops import CLASS_CARDS, CLASS_OF, CROP, MARGIN, NONE_CLASS, Image, crop_index, to_input
 from vision.detections import Box
 from vision.detector import MODELS_DIR
 from vision.families import Family
@@ -269,9 +269,52 @@ def _load_widened(net: nn.Module, state: dict[str, Any]) -> None:
     net.load_state_dict(own)
 
 
-def _augment(x: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
-    """Jitter on uint8 crops: geometry (narrow/wide, slanted, turned), stroke weight, white balance, exposure,
-    contrast, noise and blur. Geometry and stroke weight stand in for fonts the classifier has never seen."""
+# Decks printed on black, navy or charcoal faces put bright figures on a dark ground. A classifier that has only
+# seen figures darker than their card learns that a bright figure takes the colour of what surrounds it (white on
+# a red tab is a red card), so a dark face reads as blue for most of its cards (models/TRAINING-HISTORY.md,
+# "Colour read relative to the photo"). A share of the light-faced crops is therefore redrawn as if printed on a
+# dark face: the paper becomes a dark ground, coloured ink keeps its hue and brightness, and black ink turns light.
+# It is a transform of every family's crops, not a drawing of any family, so a left-out dark family stays unseen.
+DARK_FACE_SHARE = 0.15
+
+
+def dark_face(img: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8]:
+    """``img`` (a BGR crop of a light-faced card) as the same print on a dark face."""
+    lab = np.asarray(cv2.cvtColor(img.astype(np.float32) / 255, cv2.COLOR_BGR2Lab), np.float32)
+    light, a, b = lab[..., 0], lab[..., 1], lab[..., 2]
+    bright = light >= np.percentile(light, 80)
+    paper = np.median(lab[bright], 0)  # the card's stock: the crop's brightest fifth
+    far = np.sqrt(((lab - paper) ** 2).sum(-1))
+    ink = np.clip((far - 6) / 24, 0, 1)[..., None]  # 0 on the paper, 1 on the ink (and on the table)
+    chroma = np.hypot(a - paper[1], b - paper[2])
+    # Ink with little colour of its own and darker than the paper is black ink: it turns light.
+    black = (np.clip((paper[0] - light) / 40, 0, 1) * (1 - np.clip(chroma / 25, 0, 1)))[..., None]
+    coloured = lab.copy()
+    # Inks printed on black are bright and full: lift the dark ones and give them back their colour.
+    coloured[..., 0] = np.maximum(light, rng.uniform(50, 72))
+    coloured[..., 1:] *= rng.uniform(1.0, 1.4)
+    figure = coloured * (1 - black) + np.array([rng.uniform(75, 100), 0, 0], np.float32) * black
+    # The ground: black, charcoal or a dark tint (navy, dark green, maroon) where the paper was.
+    ground = np.array([rng.uniform(3, 22), *rng.normal(0, 12, 2)], np.float32)
+    # Most dark decks leave a light rim round the face. The crop is anchored at the card's corner (MARGIN of
+    # the index's side outside it), so the rim runs along the crop's top and left, that far in.
+    paper_left = np.zeros_like(light)
+    if rng.random() < 0.7:
+        rim = round(CROP * MARGIN / (1 + 2 * MARGIN)) + int(rng.integers(1, 5))
+        paper_left[:rim] = 1
+        paper_left[:, :rim] = 1
+    ground_here = ground * (1 - paper_left[..., None]) + paper * paper_left[..., None]
+    out = ground_here * (1 - ink) + figure * ink
+    bgr = cv2.cvtColor(out.astype(np.float32), cv2.COLOR_Lab2BGR)
+    return np.asarray(np.clip(bgr * 255 + 0.5, 0, 255), np.uint8)
+
+
+def _augment(
+    x: NDArray[np.uint8], rng: np.random.Generator, dark_share: float = DARK_FACE_SHARE
+) -> NDArray[np.uint8]:
+    """Jitter on uint8 crops: geometry (narrow/wide, slanted, turned), stroke weight, dark faces, white balance,
+    exposure, contrast, noise and blur. Geometry and stroke weight stand in for fonts the classifier has never
+    seen."""
     n = len(x)
     out = np.empty_like(x)
     c = CROP / 2
@@ -299,6 +342,8 @@ def _augment(x: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.uint8
             img = cv2.erode(img, np.ones((2, 2), np.uint8))  # darker ink spreads: a bolder face
         elif r < 0.3:
             img = cv2.dilate(img, np.ones((2, 2), np.uint8))  # paper spreads: a lighter face
+        if rng.random() < dark_share:
+            img = dark_face(np.asarray(img, np.uint8), rng)
         out[i] = img
     f: NDArray[np.floating[Any]] = out.astype(np.float32)
     gains = rng.uniform(0.7, 1.3, (n, 1, 1, 3)) * rng.uniform(0.6, 1.3, (n, 1, 1, 1))
@@ -322,6 +367,7 @@ def train_classifier(
     init: dict[str, Any] | None = None,
     width: int = CLASSIFIER_WIDTH,
     max_lr: float = 3e-3,
+    dark_share: float = DARK_FACE_SHARE,
 ) -> dict[str, float]:
     import torch
     import torch.nn.functional as F
@@ -351,7 +397,7 @@ def train_classifier(
         t0, seen, loss_sum = time.time(), 0, 0.0
         for i in range(0, len(order), 128):
             idx = order[i : i + 128]
-            xb = torch.from_numpy(to_input(_augment(xtr[idx], rng)))
+            xb = torch.from_numpy(to_input(_augment(xtr[idx], rng, dark_share)))
             yb = torch.from_numpy(ytr[idx])
             loss = F.cross_entropy(net(xb), yb, label_smoothing=0.05)
             opt.zero_grad()
