@@ -272,8 +272,9 @@ def _load_widened(net: nn.Module, state: dict[str, Any]) -> None:
 # Decks printed on black, navy or charcoal faces put bright figures on a dark ground. A classifier that has only
 # seen figures darker than their card learns that a bright figure takes the colour of what surrounds it (white on
 # a red tab is a red card), so a dark face reads as blue for most of its cards (models/TRAINING-HISTORY.md,
-# "Colour read relative to the photo"). A share of the light-faced crops is therefore redrawn as if printed on a
-# dark face: the paper becomes a dark ground, coloured ink keeps its hue and brightness, and black ink turns light.
+# "Colour read relative to the photo"). A share of the crops, nearly all of them light-faced, is therefore redrawn
+# as if printed on a dark face: the paper becomes a dark ground, coloured ink keeps its hue and brightness, and
+# black ink turns light.
 # It is a transform of every family's crops, not a drawing of any family, so a left-out dark family stays unseen.
 DARK_FACE_SHARE = 0.15
 
