@@ -17,7 +17,7 @@ import pytest
 from companion.rules.cards import Color
 from vision.crops import CROP
 from vision.render import INKS
-from vision.train import _augment, dark_face
+from vision.train import _augment, coloured_share, dark_face
 
 PAPER = (236, 240, 242)  # BGR: a slightly warm white card
 
@@ -58,3 +58,15 @@ def test_the_jitter_redraws_about_its_share_of_crops_and_none_when_told_not_to()
     dark = lambda x: int((np.median(x.reshape(len(x), -1), 1) < 90).sum())  # noqa: E731
     assert 30 <= dark(_augment(crops, np.random.default_rng(1), 0.15)) <= 95
     assert dark(_augment(crops, np.random.default_rng(1), 0.0)) == 0
+
+
+def test_white_figures_on_a_coloured_ground_are_not_redrawn() -> None:
+    # A tabbed or colour-faced corner is mostly ink with a white figure in it; redrawn, its figure would turn into
+    # the dark ground and its tab stay coloured, a card no deck prints (vision.train.DARK_FACE_MAX_COLOURED).
+    img = np.full((CROP, CROP, 3), INKS[Color.GREEN][::-1], np.uint8)
+    img[8:30, 12:22] = PAPER
+    crops = np.repeat(img[None], 400, 0)
+    every = _augment(crops, np.random.default_rng(1), 1.0)
+    none = _augment(crops, np.random.default_rng(1), 0.0)
+    assert np.array_equal(every, none), "asked to redraw every crop, the jitter redraws none of these"
+    assert coloured_share(img) > 0.3 > coloured_share(_crop(INKS[Color.GREEN]))
