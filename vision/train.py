@@ -283,6 +283,8 @@ DARK_FACE_SHARE = 0.15
 # median classic crop is about a quarter coloured, the median tabbed crop half, a colour-faced one two thirds.
 DARK_FACE_CHROMA = 25.0
 DARK_FACE_MAX_COLOURED = 0.3
+# Under this Lab chroma against the paper (the 90th percentile over the ink) a crop's ink has no colour to bring out.
+INK_CHROMA_MIN = 8.0
 
 
 def coloured_share(img: NDArray[np.uint8]) -> float:
@@ -303,9 +305,19 @@ def dark_face(img: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.ui
     # Ink with little colour of its own and darker than the paper is black ink: it turns light.
     black = (np.clip((paper[0] - light) / 40, 0, 1) * (1 - np.clip(chroma / 25, 0, 1)))[..., None]
     coloured = lab.copy()
-    # Inks printed on black are bright and full: lift the dark ones and give them back their colour.
+    # Inks printed on black are bright and full: lift the dark ones and give them back their colour. The colour is
+    # the ink's against the paper (the photo's tint taken out), brought to a full chroma: a pale yellow under a
+    # cool light is nearly the paper's colour, and left pale on black it reads as a white figure, which the other
+    # families teach takes the colour of what surrounds it (models/TRAINING-HISTORY.md, "Full inks").
     coloured[..., 0] = np.maximum(light, rng.uniform(50, 72))
-    coloured[..., 1:] *= rng.uniform(1.0, 1.4)
+    on_ink = chroma[ink[..., 0] > 0.5]
+    level = float(np.percentile(on_ink, 90)) if on_ink.size > 8 else 0.0
+    if level > INK_CHROMA_MIN:
+        coloured[..., 1:] = (lab[..., 1:] - paper[1:]) * max(
+            rng.uniform(1.0, 1.4), rng.uniform(40, 70) / level
+        )
+    else:  # no coloured ink to speak of: a black or grey print, left as it is
+        coloured[..., 1:] *= rng.uniform(1.0, 1.4)
     figure = coloured * (1 - black) + np.array([rng.uniform(75, 100), 0, 0], np.float32) * black
     # The ground: black, charcoal or a dark tint (navy, dark green, maroon) where the paper was.
     ground = np.array([rng.uniform(3, 22), *rng.normal(0, 12, 2)], np.float32)

@@ -70,3 +70,19 @@ def test_white_figures_on_a_coloured_ground_are_not_redrawn() -> None:
     none = _augment(crops, np.random.default_rng(1), 0.0)
     assert np.array_equal(every, none), "asked to redraw every crop, the jitter redraws none of these"
     assert coloured_share(img) > 0.3 > coloured_share(_crop(INKS[Color.GREEN]))
+
+
+def test_a_pale_ink_under_a_cool_light_comes_out_a_full_colour_on_the_dark_face() -> None:
+    # A yellow printed pale, photographed under daylight on a bluish white: against the paper it is still yellow,
+    # and a dark deck prints its yellow full. Left pale, the redraw would teach a near-white figure on black,
+    # which the tabbed and colour-faced families teach to read by the colour around it.
+    paper = (252, 236, 222)  # BGR: a cool, bluish white
+    img = np.full((CROP, CROP, 3), paper, np.uint8)
+    img[8:30, 12:22] = (195, 232, 242)  # BGR: a pale yellow, close to the paper
+    img = cv2.GaussianBlur(img, (3, 3), 0)
+    for seed in range(20):
+        out = dark_face(img, np.random.default_rng(seed))
+        b, g, r = (float(v) / 255 for v in out[18, 17])
+        h, s, _v = colorsys.rgb_to_hsv(r, g, b)
+        assert 35 <= h * 360 <= 75, "the figure is yellow"
+        assert s >= 0.35, "and a full yellow, not a near-white (left as pale as printed, 0.2)"
