@@ -279,7 +279,7 @@ def _load_widened(net: nn.Module, state: dict[str, Any]) -> None:
 DARK_FACE_SHARE = 0.15
 # Only crops that are mostly uncoloured are redrawn: a white figure on a red tab or a red face would come out as a
 # dark figure on red, which no deck prints, and the colour-faced decks read worse for it (models/TRAINING-HISTORY.md,
-# "Dark faces redrawn from light ones"). A pixel counts as coloured at a Lab chroma over DARK_FACE_CHROMA; the
+# "The narrower redraw made the recipe"). A pixel counts as coloured at a Lab chroma over DARK_FACE_CHROMA; the
 # median classic crop is about a quarter coloured, the median tabbed crop half, a colour-faced one two thirds.
 DARK_FACE_CHROMA = 25.0
 DARK_FACE_MAX_COLOURED = 0.3
