@@ -21,6 +21,15 @@ unseen as the other four, and the table says so.
 ``--dev`` reads the family dev scenes (seeds 850 000 on), to choose by; ``--dark-share`` sets the share of
 training crops redrawn on a dark face (``vision.train.dark_face``).
 
+``--detector-groups "dark,colour-face,printed;classic,tabbed,accessible"`` leaves families out of the detector too:
+for each group, the detector of ``--detector`` is fine-tuned one 640-px epoch on scenes of every family *outside*
+the group (``--detector-scenes``) beside scenes of the original drawings (``--detector-original``), and a left-out
+family is read with its group's detector, averaged weight by weight with the start at ``--detector-weight`` (the
+rule the shipped detector was made by is one half; 1 reads the fine-tune alone). Leaving a group out is stricter
+than leaving one family out: the detector saw neither the family nor its group's others. The control column then
+reads each family with a detector of another group, one that did see it, so that both columns had a family-trained
+detector of the same budget.
+
 Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes.
 """
 
@@ -136,6 +145,136 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     return out
 
 
+def _groups(text: str | None) -> list[tuple[Any, ...]]:
+    """``"a,b;c"`` as groups of families; every family in at most one group."""
+    from bench_families import _families
+
+    from vision.families import Family
+
+    if not text:
+        return []
+    groups = [tuple(Family(f) for f in _families(part)) for part in text.split(";") if part.strip()]
+    named = [f for g in groups for f in g]
+    if len(named) != len(set(named)):
+        raise SystemExit("--detector-groups: a family stands in more than one group")
+    return groups
+
+
+def _group_name(group: tuple[Any, ...]) -> str:
+    return "+".join(f.value for f in group)
+
+
+def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace) -> Path:
+    """The detector of ``--detector`` fine-tuned on the families outside ``group`` and the original drawings."""
+    from vision.dataset import write_dataset
+    from vision.families import FAMILIES
+    from vision.modelfiles import make_dynamic_detector
+    from vision.train import TrainConfig, train_detector
+
+    out = runs / f"detector-without-{_group_name(group)}" / "tune"
+    if (out / "card-index.pt").exists():
+        return out
+    seen = tuple(f for f in FAMILIES if f not in group)
+    data = runs / "data" / f"detector-{_group_name(seen)}"
+    # A seed stream per group, apart from the classifier data's (40-45) and every shipped run's.
+    seed = 60 + min(FAMILIES.index(f) for f in group)
+    t0 = time.time()
+    if not (data / "data.yaml").exists():
+        write_dataset(
+            data,
+            train=args.detector_scenes,
+            val=max(2, args.detector_scenes // 20),
+            heldout=0,
+            seed=seed,
+            workers=args.workers,
+            crops=False,
+            hands=0.3,
+            families=seen,
+        )
+    original = runs / "data" / "detector-original"
+    if args.detector_original and not (original / "data.yaml").exists():
+        write_dataset(
+            original,
+            train=args.detector_original,
+            val=0,
+            heldout=0,
+            seed=66,
+            workers=args.workers,
+            crops=False,
+            hands=0.3,
+        )
+    rendered = time.time() - t0
+    mix = out.parent / "mix"
+    mix.mkdir(parents=True, exist_ok=True)
+    train = [str(data.resolve() / "images" / "train")]
+    if args.detector_original:
+        train.append(str(original.resolve() / "images" / "train"))
+    (mix / "data.yaml").write_text(
+        f"path: {data.resolve()}\ntrain: [{', '.join(train)}]\nval: images/val\nnames:\n  0: index\n"
+    )
+    start = args.detector or Path("models")
+    cfg = TrainConfig(
+        out=out,
+        data=mix,
+        heldout_images=0,
+        init=start / "card-index.pt",
+        epochs=1,
+        imgsz=640,
+        threads=args.threads,
+        seed=seed,
+    )
+    t1 = time.time()
+    onnx = train_detector(cfg, mix / "data.yaml", out.parent / "work")
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx, out / "card-index.onnx")
+    make_dynamic_detector(out / "card-index.onnx", out / "card-index-dynamic.onnx")
+    shutil.copy(onnx.with_suffix(".pt"), out / "card-index.pt")  # last: it marks the run finished
+    run = {
+        "seen": [f.value for f in seen],
+        "scenes": args.detector_scenes,
+        "original": args.detector_original,
+        "render_seconds": round(rendered),
+        "train_seconds": round(time.time() - t1),
+        "start": str(start),
+    }
+    (out.parent / "detector.json").write_text(json.dumps(run, indent=1))
+    print(f"  detector without {_group_name(group)}: {run}", flush=True)
+    return out
+
+
+def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace) -> Path:
+    """A folder with the group's detector at ``--detector-weight`` (the fine-tune averaged with its start)."""
+    from vision.modelfiles import make_dynamic_detector
+    from vision.train import average_detectors
+
+    tune = _tuned_detector(runs, group, args)
+    if args.detector_weight >= 1:
+        return tune
+    out = tune.parent / f"average-{args.detector_weight:g}"
+    if not (out / "card-index-dynamic.onnx").exists():
+        start = (args.detector or Path("models")) / "card-index.pt"
+        onnx = average_detectors(
+            start, tune / "card-index.pt", out / "card-index.pt", weight=args.detector_weight
+        )
+        make_dynamic_detector(onnx, out / "card-index-dynamic.onnx")
+    return out
+
+
+def _paired(classifier: Path, detector: Path) -> Path:
+    """A models folder: the classifier of one run beside the detector of ``detector``."""
+    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE
+    from vision.train import CLASSIFIER_NAME
+
+    out = classifier.parent / f"{classifier.name}@{detector.parent.name}-{detector.name}"
+    if not (out / CLASSIFIER_FILE).exists():
+        out.mkdir(parents=True, exist_ok=True)
+        for f in (DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, "card-index.pt"):
+            shutil.copy(detector / f, out / f)
+        shutil.copy(classifier / f"{CLASSIFIER_NAME}.pt", out / f"{CLASSIFIER_NAME}.pt")
+        shutil.copy(classifier / CLASSIFIER_FILE, out / CLASSIFIER_FILE)  # last: it marks the folder whole
+    return out
+
+
 def _read(models: Path, family: str, n: int, pool: ProcessPoolExecutor, first: int) -> dict[str, Any]:
     from bench_families import read_family
 
@@ -194,6 +333,19 @@ def main() -> None:
         help="share of crops redrawn on a dark face while training (default: vision.train.DARK_FACE_SHARE)",
     )
     ap.add_argument("--dev", action="store_true", help="read the family dev scenes (seeds 850 000 on)")
+    ap.add_argument(
+        "--detector-groups",
+        default=None,
+        help='families left out of the detector together, e.g. "dark,colour-face,printed;classic,tabbed,accessible"',
+    )
+    ap.add_argument("--detector-scenes", type=int, default=1200, help="family scenes per group detector")
+    ap.add_argument("--detector-original", type=int, default=600, help="original-design scenes beside them")
+    ap.add_argument(
+        "--detector-weight",
+        type=float,
+        default=0.5,
+        help="the fine-tune's share in its average with the start (1: the fine-tune alone)",
+    )
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
@@ -208,6 +360,10 @@ def main() -> None:
     first = DEV_SEED if args.dev else FIRST_SEED
 
     left_out = [Family(f) for f in _families(args.families)]
+    groups = _groups(args.detector_groups)
+    group_of = {f: g for g in groups for f in g}
+    if groups and any(f not in group_of for f in left_out):
+        raise SystemExit("--detector-groups: every family left out must stand in a group")
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     t0 = time.time()
     for f in FAMILIES:
@@ -215,12 +371,20 @@ def main() -> None:
     print(f"data: {time.time() - t0:.0f} s", flush=True)
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
+        detectors = {g: _group_detector(args.runs, g, args) for g in groups if any(f in g for f in left_out)}
         for f in left_out:
             models = _train(args.runs, f"without-{f.value}", [g for g in FAMILIES if g is not f], args)
+            if groups:
+                models = _paired(models, detectors[group_of[f]])
             rows.append((f, _measured(models, f.value, args.read, pool, first)))
             print(f"  read {f.value} without it: {_cell(rows[-1][1])}", flush=True)
         control = _train(args.runs, ALL, list(FAMILIES), args) if args.control else None
-        seen = {f: _measured(control, f.value, args.read, pool, first) for f, _ in rows} if control else {}
+        seen = {}
+        for f, _ in rows if control else ():
+            # With detector groups, the control reads with a detector that saw the family: another group's.
+            others = [g for g in groups if f not in g]
+            folder = _paired(control, _group_detector(args.runs, others[0], args)) if others else control
+            seen[f] = _measured(folder, f.value, args.read, pool, first)
 
     print()
     print(
