@@ -92,12 +92,27 @@ def _crops(runs: Path, families: list[Any], vignettes: int) -> tuple[Any, Any, A
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(vx), np.concatenate(vy)
 
 
+def _start(args: argparse.Namespace) -> Path:
+    """The folder of the detector every run starts from (``--detector``, else the shipped one)."""
+    from vision.detector import MODELS_DIR
+
+    return Path(args.detector or MODELS_DIR)
+
+
+def _copy_detector(src: Path, dst: Path) -> None:
+    """A detector's three files (export, served graph, weights) from one models folder into another."""
+    from vision.detector import DETECTOR_FILE, DYNAMIC_DETECTOR_FILE
+
+    for f in (DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, "card-index.pt"):
+        shutil.copy(src / f, dst / f)
+
+
 def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace) -> Path:
     """A models folder: the classifier fine-tuned on ``families``' crops, beside the detector of ``--detector``."""
     import numpy as np
     import torch
 
-    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, MODELS_DIR
+    from vision.detector import CLASSIFIER_FILE
     from vision.train import CLASSIFIER_NAME, _classifier_init, classifier_width, train_classifier
 
     out = runs / name
@@ -128,8 +143,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", out / CLASSIFIER_FILE)
     shutil.copy(work / f"{CLASSIFIER_NAME}.pt", out / f"{CLASSIFIER_NAME}.pt")
     # The detector's weights too, so that a deck can be taught from this folder (bench_teaching.py --base).
-    for f in (DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, "card-index.pt"):
-        shutil.copy((args.detector or MODELS_DIR) / f, out / f)
+    _copy_detector(_start(args), out)
     run = {
         "families": [f.value for f in families],
         "crops": len(xtr),
@@ -212,7 +226,7 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
     (mix / "data.yaml").write_text(
         f"path: {data.resolve()}\ntrain: [{', '.join(train)}]\nval: images/val\nnames:\n  0: index\n"
     )
-    start = args.detector or Path("models")
+    start = _start(args)
     cfg = TrainConfig(
         out=out,
         data=mix,
@@ -252,9 +266,11 @@ def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
         return tune
     out = tune.parent / f"average-{args.detector_weight:g}"
     if not (out / "card-index-dynamic.onnx").exists():
-        start = (args.detector or Path("models")) / "card-index.pt"
         onnx = average_detectors(
-            start, tune / "card-index.pt", out / "card-index.pt", weight=args.detector_weight
+            _start(args) / "card-index.pt",
+            tune / "card-index.pt",
+            out / "card-index.pt",
+            weight=args.detector_weight,
         )
         make_dynamic_detector(onnx, out / "card-index-dynamic.onnx")
     return out
@@ -262,14 +278,13 @@ def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
 
 def _paired(classifier: Path, detector: Path) -> Path:
     """A models folder: the classifier of one run beside the detector of ``detector``."""
-    from vision.detector import CLASSIFIER_FILE, DETECTOR_FILE, DYNAMIC_DETECTOR_FILE
+    from vision.detector import CLASSIFIER_FILE
     from vision.train import CLASSIFIER_NAME
 
     out = classifier.parent / f"{classifier.name}@{detector.parent.name}-{detector.name}"
     if not (out / CLASSIFIER_FILE).exists():
         out.mkdir(parents=True, exist_ok=True)
-        for f in (DETECTOR_FILE, DYNAMIC_DETECTOR_FILE, "card-index.pt"):
-            shutil.copy(detector / f, out / f)
+        _copy_detector(detector, out)
         shutil.copy(classifier / f"{CLASSIFIER_NAME}.pt", out / f"{CLASSIFIER_NAME}.pt")
         shutil.copy(classifier / CLASSIFIER_FILE, out / CLASSIFIER_FILE)  # last: it marks the folder whole
     return out
