@@ -185,11 +185,13 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
     from vision.modelfiles import make_dynamic_detector
     from vision.train import TrainConfig, train_detector
 
-    out = runs / f"detector-without-{_group_name(group)}" / "tune"
+    # Recoloured faces make other data and another detector: each gets a name of its own.
+    tag = f"-recolour{args.detector_recolour:g}" if args.detector_recolour else ""
+    out = runs / f"detector-without-{_group_name(group)}{tag}" / "tune"
     if (out / "card-index.pt").exists():
         return out
     seen = tuple(f for f in FAMILIES if f not in group)
-    data = runs / "data" / f"detector-{_group_name(seen)}"
+    data = runs / "data" / f"detector-{_group_name(seen)}{tag}"
     # A seed stream per group, apart from the classifier data's (40-45) and every shipped run's.
     seed = 60 + min(FAMILIES.index(f) for f in group)
     t0 = time.time()
@@ -204,8 +206,9 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
             crops=False,
             hands=0.3,
             families=seen,
+            recolour=args.detector_recolour or None,
         )
-    original = runs / "data" / "detector-original"
+    original = runs / "data" / f"detector-original{tag}"
     if args.detector_original and not (original / "data.yaml").exists():
         write_dataset(
             original,
@@ -216,6 +219,7 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
             workers=args.workers,
             crops=False,
             hands=0.3,
+            recolour=args.detector_recolour or None,
         )
     rendered = time.time() - t0
     mix = out.parent / "mix"
@@ -247,6 +251,7 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
         "seen": [f.value for f in seen],
         "scenes": args.detector_scenes,
         "original": args.detector_original,
+        "recolour": args.detector_recolour,
         "render_seconds": round(rendered),
         "train_seconds": round(time.time() - t1),
         "start": str(start),
@@ -355,6 +360,12 @@ def main() -> None:
     )
     ap.add_argument("--detector-scenes", type=int, default=1200, help="family scenes per group detector")
     ap.add_argument("--detector-original", type=int, default=600, help="original-design scenes beside them")
+    ap.add_argument(
+        "--detector-recolour",
+        type=float,
+        default=0.0,
+        help="chance that a light face in the group detectors' scenes is printed dark or on its colour",
+    )
     ap.add_argument(
         "--detector-weight",
         type=float,

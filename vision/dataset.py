@@ -40,11 +40,13 @@ def _families(names: tuple[str, ...] | None) -> tuple[Family, ...] | None:
 
 
 def _one(
-    args: tuple[int, str, str, bool, float | None, tuple[str, ...] | None, float | None],
+    args: tuple[int, str, str, bool, float | None, tuple[str, ...] | None, float | None, float | None],
 ) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops, hands, families, bold_tables = args
+    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
-    scene = make_scene(seed, split, hands=hands, families=_families(families), bold_tables=bold_tables)
+    scene = make_scene(
+        seed, split, hands=hands, families=_families(families), bold_tables=bold_tables, recolour=recolour
+    )
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
     lab_dir = Path(out_dir) / "labels"
@@ -147,9 +149,10 @@ def write_split(
     hands: HandRate = ORIGINAL_DRAW,
     families: tuple[Family, ...] | None = None,
     bold_tables: float | None = None,
+    recolour: float | None = None,
 ) -> None:
     """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands``,
-    ``families`` and ``bold_tables`` as in ``vision.scene.make_scene``."""
+    ``families``, ``bold_tables`` and ``recolour`` as in ``vision.scene.make_scene``."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
@@ -158,7 +161,8 @@ def write_split(
     pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
     names = None if families is None else tuple(f.value for f in families)
     jobs = [
-        (s, pool_name, str(root / "_tmp" / split_name), with_crops, hands, names, bold_tables) for s in seeds
+        (s, pool_name, str(root / "_tmp" / split_name), with_crops, hands, names, bold_tables, recolour)
+        for s in seeds
     ]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)
@@ -193,9 +197,10 @@ def write_dataset(
     hands: HandRate = ORIGINAL_DRAW,
     families: tuple[Family, ...] | None = None,
     bold_tables: float | None = None,
+    recolour: float | None = None,
 ) -> Path:
-    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands``, ``families``
-    and ``bold_tables`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes; held-out scenes
+    """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands``, ``families``,
+    ``bold_tables`` and ``recolour`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes; held-out scenes
     are always drawn as they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
@@ -215,6 +220,7 @@ def write_dataset(
                 hands=rate,
                 families=families if name != "heldout" else None,
                 bold_tables=bold_tables if name != "heldout" else None,
+                recolour=recolour if name != "heldout" else None,
             )
     data = root / "data.yaml"
     data.write_text(

@@ -18,6 +18,7 @@ import numpy as np
 
 from companion.rules.cards import Card, Color
 from vision.families import FAMILIES, Family, family_design
+from vision.recolour import recoloured
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 
 SYMBOLS: tuple[Card, ...] = (
@@ -303,6 +304,7 @@ def make_scene(
     deck: Design | None = None,
     faces: FaceBook | None = None,
     bold_tables: float | None = None,
+    recolour: float | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
@@ -319,6 +321,9 @@ def make_scene(
 
     ``bold_tables`` is the chance that a training or dev scene lies on a printed cloth (``BOLD_TEXTURES``);
     ``None`` keeps the original draw. Held-out scenes keep their own tables.
+
+    ``recolour`` is the chance that a drawn light face is printed dark or on its own colour instead
+    (``vision.recolour``); ``None`` draws nothing for it, so that scenes rendered without it stay byte-identical.
     """
     if deck is not None and families is not None:
         raise ValueError("a scene draws its cards from one deck or from design families, not both")
@@ -351,7 +356,7 @@ def make_scene(
     if rng.random() < (HAND_RATE if hands is None else hands):
         _lay_hand(table, rng, cw, scale, tries=1 if hands is None else 20)
     written = _lay_objects(canvas, cam, table, rng)
-    cards_out, negatives = _lay_cards(canvas, cam, table.plan, design, rng, written, faces)
+    cards_out, negatives = _lay_cards(canvas, cam, table.plan, design, rng, written, faces, recolour)
     img = _photometric(canvas, rng)
     return Scene(img, cards_out, table.groups, negatives)
 
@@ -473,12 +478,14 @@ def _lay_cards(
     rng: np.random.Generator,
     written: Sequence[_Box] = (),
     faces: FaceBook | None = None,
+    recolour: float | None = None,
 ) -> tuple[list[PlacedCard], list[_Box]]:
     """Paste the planned cards (card, plane affine, group, upside down) into ``canvas`` in order, each over the
     ones before it; returns every card with its index box and whether enough of the index shows, and the
     boxes a card's index must not be taken for (its upside-down corner, its centre figure, the upright copy of
     a four-corner index, and those of the ``written`` numbers on the table that no card covers). A card
-    ``faces`` holds is pasted from one of its faces there, the others are rendered."""
+    ``faces`` holds is pasted from one of its faces there, the others are rendered, and reprinted in another
+    polarity at the chance ``recolour``."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
     placed: list[tuple[Card, np.ndarray, int]] = []
@@ -492,6 +499,8 @@ def _lay_cards(
             drawn = design()
             four_corners = drawn.four_corners
             face, ibox = render_card(card, drawn, rng)
+            if recolour is not None and rng.random() < recolour:
+                face = recoloured(face, rng)
         if upside_down:
             face = np.ascontiguousarray(face[::-1, ::-1])
         full = cam @ m
