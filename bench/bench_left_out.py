@@ -28,7 +28,8 @@ family is read with its group's detector, averaged weight by weight with the sta
 rule the shipped detector was made by is one half; 1 reads the fine-tune alone). Leaving a group out is stricter
 than leaving one family out: the detector saw neither the family nor its group's others. The control column then
 reads each family with a detector of another group, one that did see it, so that both columns had a family-trained
-detector of the same budget.
+detector of the same budget. ``--detector-recolour P`` reprints each light face in the group detectors' scenes
+dark or on its own colour at the chance P (``vision.recolour``), in data and detectors of their own.
 
 Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes.
 """
