@@ -200,8 +200,8 @@ def write_dataset(
     recolour: float | None = None,
 ) -> Path:
     """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands``, ``families``,
-    ``bold_tables`` and ``recolour`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes; held-out scenes
-    are always drawn as they always were."""
+    ``bold_tables`` and ``recolour`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes;
+    held-out scenes are always drawn as they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
     starts = {

@@ -54,6 +54,8 @@ def recoloured(face: NDArray[np.uint8], rng: np.random.Generator) -> NDArray[np.
     chroma = np.hypot(lab[..., 1] - paper[1], lab[..., 2] - paper[2])
     coloured_ink = (ink[..., 0] > 0.5) & (chroma > _CHROMA)
     if rng.random() < 0.5:
+        # The ink rules of vision.train.dark_face, for a whole face: not shared, because each draws its random
+        # numbers in its own order, and sharing would change the data both recorded recipes were measured on.
         ground = np.array([rng.uniform(3, 22), *rng.normal(0, 12, 2)], np.float32)
         black = (np.clip((paper[0] - light) / 40, 0, 1) * (1 - np.clip(chroma / 25, 0, 1)))[..., None]
         figure = lab.copy()
