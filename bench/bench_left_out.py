@@ -21,6 +21,12 @@ unseen as the other four, and the table says so.
 ``--dev`` reads the family dev scenes (seeds 850 000 on), to choose by; ``--dark-share`` sets the share of
 training crops redrawn on a dark face (``vision.train.dark_face``).
 
+``--reprint P`` (default ``REPRINT_SHARE``) adds to the crops of each training family those of ``--reprint-scenes``
+more scenes of it whose light faces are reprinted dark or on their own colour at the chance P
+(``vision.recolour``), before the crop budget is drawn. The reprint is a transform of the training families'
+faces at full size, laid on the tables and lit as every scene is, not a drawing of any family; ``--reprint 0``
+is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names.
+
 ``--detector-groups "dark,colour-face,printed;classic,tabbed,accessible"`` leaves families out of the detector too:
 for each group, the detector of ``--detector`` is fine-tuned one 640-px epoch on scenes of every family *outside*
 the group (``--detector-scenes``) beside scenes of the original drawings (``--detector-original``), and a left-out
@@ -52,6 +58,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 ALL = "all"  # the control run's name: every family, the same crop budget
+# The chance that a light face in the classifier's reprinted scenes is reprinted (--reprint). Crops of the
+# crop-sized dark redraw alone leave the table and the figure's edges unlike a photo, and a classifier trained on
+# them still read most yellow figures on a dark face as another colour (models/TRAINING-HISTORY.md, "Reprinted
+# faces for the classifier").
+REPRINT_SHARE = 0.7
 
 
 def _data(runs: Path, family: Any, scenes: int, vignettes: int, workers: int) -> Path:
@@ -76,7 +87,28 @@ def _data(runs: Path, family: Any, scenes: int, vignettes: int, workers: int) ->
     return root
 
 
-def _crops(runs: Path, families: list[Any], vignettes: int) -> tuple[Any, Any, Any, Any]:
+def _reprinted(runs: Path, family: Any, scenes: int, share: float, workers: int) -> Path:
+    """Crops of ``scenes`` more scenes of ``family`` with its light faces reprinted at the chance ``share``."""
+    from vision.dataset import write_dataset
+    from vision.families import FAMILIES
+
+    root = runs / "data" / f"{family.value}-reprint{share:g}"
+    if not (root / "crops_train.npz").exists():
+        # A seed stream per family, apart from the family data's (40-45) and the group detectors' (60-66).
+        write_dataset(
+            root,
+            train=scenes,
+            val=2,
+            heldout=0,
+            seed=90 + FAMILIES.index(family),
+            workers=workers,
+            families=(family,),
+            recolour=share,
+        )
+    return root
+
+
+def _crops(runs: Path, families: list[Any], args: argparse.Namespace) -> tuple[Any, Any, Any, Any]:
     import numpy as np
 
     from vision.dataset import vignette_crops_path
@@ -84,12 +116,21 @@ def _crops(runs: Path, families: list[Any], vignettes: int) -> tuple[Any, Any, A
     xs, ys, vx, vy = [], [], [], []
     for f in families:
         root = runs / "data" / f.value
-        for part in (np.load(root / "crops_train.npz"), np.load(vignette_crops_path(root, vignettes, (f,)))):
+        for part in (
+            np.load(root / "crops_train.npz"),
+            np.load(vignette_crops_path(root, args.vignettes, (f,))),
+        ):
             xs.append(part["x"])
             ys.append(part["y"])
         val = np.load(root / "crops_val.npz")
         vx.append(val["x"])
         vy.append(val["y"])
+    for f in families if args.reprint else ():
+        part = np.load(
+            _reprinted(runs, f, args.reprint_scenes, args.reprint, args.workers) / "crops_train.npz"
+        )
+        xs.append(part["x"])
+        ys.append(part["y"])
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(vx), np.concatenate(vy)
 
 
@@ -120,7 +161,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     if (out / "run.json").exists():
         return out
     torch.set_num_threads(args.threads)
-    xtr, ytr, xva, yva = _crops(runs, families, args.vignettes)
+    xtr, ytr, xva, yva = _crops(runs, families, args)
     if args.budget and len(xtr) > args.budget:
         # Every run sees the same number of crops, so the control's extra family is not extra training.
         keep = np.random.default_rng(0).permutation(len(xtr))[: args.budget]
@@ -151,6 +192,8 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
         "epochs": args.epochs,
         "lr": args.lr,
         "dark_share": args.dark_share,
+        "reprint": args.reprint,
+        "reprint_scenes": args.reprint_scenes if args.reprint else 0,
         "seconds": round(seconds),
         "metrics": metrics,
         "base": str(args.base),
@@ -353,6 +396,13 @@ def main() -> None:
         default=None,
         help="share of crops redrawn on a dark face while training (default: vision.train.DARK_FACE_SHARE)",
     )
+    ap.add_argument(
+        "--reprint",
+        type=float,
+        default=REPRINT_SHARE,
+        help="chance that a light face of the classifier's reprinted scenes is reprinted (0: none)",
+    )
+    ap.add_argument("--reprint-scenes", type=int, default=200, help="reprinted scenes per training family")
     ap.add_argument("--dev", action="store_true", help="read the family dev scenes (seeds 850 000 on)")
     ap.add_argument(
         "--detector-groups",
@@ -385,6 +435,7 @@ def main() -> None:
     if args.dark_share is None:
         args.dark_share = DARK_FACE_SHARE
     first = DEV_SEED if args.dev else FIRST_SEED
+    tag = f"-reprint{args.reprint:g}" if args.reprint else ""
 
     left_out = [Family(f) for f in _families(args.families)]
     groups = _groups(args.detector_groups)
@@ -395,17 +446,19 @@ def main() -> None:
     t0 = time.time()
     for f in FAMILIES:
         _data(args.runs, f, args.scenes, args.vignettes, args.workers)
+        if args.reprint:
+            _reprinted(args.runs, f, args.reprint_scenes, args.reprint, args.workers)
     print(f"data: {time.time() - t0:.0f} s", flush=True)
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         detectors = {g: _group_detector(args.runs, g, args) for g in groups if any(f in g for f in left_out)}
         for f in left_out:
-            models = _train(args.runs, f"without-{f.value}", [g for g in FAMILIES if g is not f], args)
+            models = _train(args.runs, f"without-{f.value}{tag}", [g for g in FAMILIES if g is not f], args)
             if groups:
                 models = _paired(models, detectors[group_of[f]])
             rows.append((f, _measured(models, f.value, args.read, pool, first)))
             print(f"  read {f.value} without it: {_cell(rows[-1][1])}", flush=True)
-        control = _train(args.runs, ALL, list(FAMILIES), args) if args.control else None
+        control = _train(args.runs, ALL + tag, list(FAMILIES), args) if args.control else None
         seen = {}
         for f, _ in rows if control else ():
             # With detector groups, the control reads with a detector that saw the family: another group's.
@@ -424,11 +477,8 @@ def main() -> None:
         errors = f"{e.get('missed', 0)} / {e.get('colour', 0)} / {e.get('figure', 0)} / {e.get('extra', 0)}"
         note = " (layout partly in the base's data)" if f in (Family.CLASSIC, Family.TABBED) else ""
         print(f"| {f.value}{note} | {_cell(r)} | {errors} | {_cell(seen[f]) if f in seen else '| |'} |")
-    runs = [
-        json.loads((args.runs / n / "run.json").read_text())
-        for n in os.listdir(args.runs)
-        if (args.runs / n / "run.json").exists()
-    ]
+    names = [f"without-{f.value}{tag}" for f in left_out] + ([ALL + tag] if args.control else [])
+    runs = [json.loads((args.runs / n / "run.json").read_text()) for n in names]
     if runs:
         print(
             f"\ntraining: {runs[0]['crops']} crops, {runs[0]['epochs']} epoch(s) per run; "
