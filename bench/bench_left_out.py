@@ -25,7 +25,8 @@ training crops redrawn on a dark face (``vision.train.dark_face``).
 more scenes of it whose light faces are reprinted dark or on their own colour at the chance P
 (``vision.recolour``), before the crop budget is drawn. The reprint is a transform of the training families'
 faces at full size, laid on the tables and lit as every scene is, not a drawing of any family; ``--reprint 0``
-is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names.
+is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names; runs with a
+``--budget`` other than ``BUDGET`` carry ``-budget{N}`` (``-whole`` for 0, every crop there is).
 
 ``--detector-groups "dark,colour-face,printed;classic,tabbed,accessible"`` leaves families out of the detector too:
 for each group, the detector of ``--detector`` is fine-tuned one 640-px epoch on scenes of every family *outside*
@@ -37,7 +38,9 @@ reads each family with a detector of another group, one that did see it, so that
 detector of the same budget. ``--detector-recolour P`` reprints each light face in the group detectors' scenes
 dark or on its own colour at the chance P (``vision.recolour``), in data and detectors of their own.
 
-Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes.
+Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes. A
+finished run whose recipe (families, base, budget, epochs, rate, redraws) is not the one asked for stops the
+script rather than being read as if it were.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 ALL = "all"  # the control run's name: every family, the same crop budget
+BUDGET = 100_000  # training crops per run unless --budget says otherwise
 # The chance that a light face in the classifier's reprinted scenes is reprinted (--reprint). Crops of the
 # crop-sized dark redraw alone leave the table and the figure's edges unlike a photo, and a classifier trained on
 # them still read most yellow figures on a dark face as another colour (models/TRAINING-HISTORY.md, "Reprinted
@@ -158,7 +162,26 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     from vision.train import CLASSIFIER_NAME, _classifier_init, classifier_width, train_classifier
 
     out = runs / name
+    recipe = {
+        "families": [f.value for f in families],
+        "budget": args.budget,
+        "epochs": args.epochs,
+        "lr": args.lr,
+        "dark_share": args.dark_share,
+        "reprint": args.reprint,
+        "reprint_scenes": args.reprint_scenes if args.reprint else 0,
+        "base": str(args.base),
+    }
     if (out / "run.json").exists():
+        done = json.loads((out / "run.json").read_text())
+        # Runs written before these were recorded were trained at the default budget, with no reprint or redraw.
+        for key, old in (("budget", BUDGET), ("reprint", 0), ("reprint_scenes", 0), ("dark_share", 0.0)):
+            done.setdefault(key, old)
+        changed = sorted(k for k, v in recipe.items() if done.get(k) != v)
+        if changed:
+            raise SystemExit(
+                f"{out} was trained with another {', '.join(changed)}: give another --runs folder"
+            )
         return out
     torch.set_num_threads(args.threads)
     xtr, ytr, xva, yva = _crops(runs, families, args)
@@ -186,18 +209,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     shutil.copy(work / f"{CLASSIFIER_NAME}.pt", out / f"{CLASSIFIER_NAME}.pt")
     # The detector's weights too, so that a deck can be taught from this folder (bench_teaching.py --base).
     _copy_detector(_start(args), out)
-    run = {
-        "families": [f.value for f in families],
-        "crops": len(xtr),
-        "epochs": args.epochs,
-        "lr": args.lr,
-        "dark_share": args.dark_share,
-        "reprint": args.reprint,
-        "reprint_scenes": args.reprint_scenes if args.reprint else 0,
-        "seconds": round(seconds),
-        "metrics": metrics,
-        "base": str(args.base),
-    }
+    run = {**recipe, "crops": len(xtr), "seconds": round(seconds), "metrics": metrics}
     (out / "run.json").write_text(json.dumps(run, indent=1))
     print(f"  trained {name}: {len(xtr)} crops, {seconds:.0f} s, {metrics}", flush=True)
     return out
@@ -384,7 +396,7 @@ def main() -> None:
     ap.add_argument("--runs", type=Path, default=Path("runs/left-out"))
     ap.add_argument("--scenes", type=int, default=200, help="training scenes per family")
     ap.add_argument("--vignettes", type=int, default=2000, help="training vignettes per family")
-    ap.add_argument("--budget", type=int, default=100_000, help="training crops per run (0: all there are)")
+    ap.add_argument("--budget", type=int, default=BUDGET, help="training crops per run (0: all there are)")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--read", type=int, default=100, help="scenes of the left-out family read per run")
@@ -436,6 +448,8 @@ def main() -> None:
         args.dark_share = DARK_FACE_SHARE
     first = DEV_SEED if args.dev else FIRST_SEED
     tag = f"-reprint{args.reprint:g}" if args.reprint else ""
+    if args.budget != BUDGET:
+        tag += f"-budget{args.budget}" if args.budget else "-whole"
 
     left_out = [Family(f) for f in _families(args.families)]
     groups = _groups(args.detector_groups)
