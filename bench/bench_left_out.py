@@ -3,8 +3,9 @@
 For each family of ``vision.families``, a classifier is fine-tuned on crops of the *other* families only, then the
 left-out family's scenes are read with it (held-out fonts and tables, the seeds of ``bench_families.py``, the app's
 way: JPEG bytes, decoded as an upload, served models). One more classifier, trained the same way on all six
-families with the same number of crops, says how much of a row's shortfall is the family being unseen rather than
-the short training.
+families, says how much of a row's shortfall is the family being unseen rather than the short training. By
+default every run takes every crop of its families, so the control sees about a fifth more than a left-out run;
+with ``--budget N`` each run draws the same N.
 
 Both start from a classifier that never saw any family (``--base``: the release before the families,
 ``git show e2ca365:models/index-classifier.pt``), and all read with a detector trained on the original drawings
@@ -26,7 +27,8 @@ more scenes of it whose light faces are reprinted dark or on their own colour at
 (``vision.recolour``), before the crop budget is drawn. The reprint is a transform of the training families'
 faces at full size, laid on the tables and lit as every scene is, not a drawing of any family; ``--reprint 0``
 is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names; runs with a
-``--budget`` other than ``BUDGET`` carry ``-budget{N}`` (``-whole`` for 0, every crop there is).
+``--budget`` other than ``BUDGET`` (the fixed 100 000 crops of the tables before) carry ``-budget{N}``, and
+``-whole`` for the default, 0: every crop there is.
 
 ``--detector-groups "dark,colour-face,printed;classic,tabbed,accessible"`` leaves families out of the detector too:
 for each group, the detector of ``--detector`` is fine-tuned one 640-px epoch on scenes of every family *outside*
@@ -61,7 +63,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 ALL = "all"  # the control run's name: every family, the same crop budget
-BUDGET = 100_000  # training crops per run unless --budget says otherwise
+# The fixed crop budget of the runs before the whole pool became the default (--budget 0). Run names keep
+# it as the untagged one, so that runs trained with it stay cached under their names and are not read as whole.
+BUDGET = 100_000
 # The chance that a light face in the classifier's reprinted scenes is reprinted (--reprint). Crops of the
 # crop-sized dark redraw alone leave the table and the figure's edges unlike a photo, and a classifier trained on
 # them still read most yellow figures on a dark face as another colour (models/TRAINING-HISTORY.md, "Reprinted
@@ -174,7 +178,7 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
     }
     if (out / "run.json").exists():
         done = json.loads((out / "run.json").read_text())
-        # Runs written before these were recorded were trained at the default budget, with no reprint or redraw.
+        # Runs written before these were recorded were trained at the fixed ``BUDGET``, with no reprint or redraw.
         for key, old in (("budget", BUDGET), ("reprint", 0), ("reprint_scenes", 0), ("dark_share", 0.0)):
             done.setdefault(key, old)
         changed = sorted(k for k, v in recipe.items() if done.get(k) != v)
@@ -396,7 +400,9 @@ def main() -> None:
     ap.add_argument("--runs", type=Path, default=Path("runs/left-out"))
     ap.add_argument("--scenes", type=int, default=200, help="training scenes per family")
     ap.add_argument("--vignettes", type=int, default=2000, help="training vignettes per family")
-    ap.add_argument("--budget", type=int, default=BUDGET, help="training crops per run (0: all there are)")
+    ap.add_argument(
+        "--budget", type=int, default=0, help="training crops per run (0, the default: all there are)"
+    )
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--read", type=int, default=100, help="scenes of the left-out family read per run")
