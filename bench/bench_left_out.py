@@ -26,7 +26,8 @@ training crops redrawn on a dark face (``vision.train.dark_face``).
 more scenes of it whose light faces are reprinted dark or on their own colour at the chance P
 (``vision.recolour``), before the crop budget is drawn. The reprint is a transform of the training families'
 faces at full size, laid on the tables and lit as every scene is, not a drawing of any family; ``--reprint 0``
-is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names; runs with a
+is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names (and
+``-scenes{N}`` with another number of reprinted scenes than ``REPRINT_SCENES``); runs with a
 ``--budget`` other than ``BUDGET`` (the fixed 100 000 crops of the tables before) carry ``-budget{N}``, and
 ``-whole`` for the default, 0: every crop there is.
 
@@ -71,6 +72,9 @@ BUDGET = 100_000
 # them still read most yellow figures on a dark face as another colour (models/TRAINING-HISTORY.md, "Reprinted
 # faces for the classifier").
 REPRINT_SHARE = 0.7
+# Reprinted scenes per training family (--reprint-scenes); data and runs with another number carry it in their
+# names, so that a cached set of another size is not taken for the one asked for.
+REPRINT_SCENES = 200
 
 
 def _data(runs: Path, family: Any, scenes: int, vignettes: int, workers: int) -> Path:
@@ -95,12 +99,16 @@ def _data(runs: Path, family: Any, scenes: int, vignettes: int, workers: int) ->
     return root
 
 
+def _scenes_tag(scenes: int) -> str:
+    return "" if scenes == REPRINT_SCENES else f"-scenes{scenes}"
+
+
 def _reprinted(runs: Path, family: Any, scenes: int, share: float, workers: int) -> Path:
     """Crops of ``scenes`` more scenes of ``family`` with its light faces reprinted at the chance ``share``."""
     from vision.dataset import write_dataset
     from vision.families import FAMILIES
 
-    root = runs / "data" / f"{family.value}-reprint{share:g}"
+    root = runs / "data" / f"{family.value}-reprint{share:g}{_scenes_tag(scenes)}"
     if not (root / "crops_train.npz").exists():
         # A seed stream per family, apart from the family data's (40-45) and the group detectors' (60-66).
         write_dataset(
@@ -420,7 +428,9 @@ def main() -> None:
         default=REPRINT_SHARE,
         help="chance that a light face of the classifier's reprinted scenes is reprinted (0: none)",
     )
-    ap.add_argument("--reprint-scenes", type=int, default=200, help="reprinted scenes per training family")
+    ap.add_argument(
+        "--reprint-scenes", type=int, default=REPRINT_SCENES, help="reprinted scenes per training family"
+    )
     ap.add_argument("--dev", action="store_true", help="read the family dev scenes (seeds 850 000 on)")
     ap.add_argument(
         "--detector-groups",
@@ -453,7 +463,7 @@ def main() -> None:
     if args.dark_share is None:
         args.dark_share = DARK_FACE_SHARE
     first = DEV_SEED if args.dev else FIRST_SEED
-    tag = f"-reprint{args.reprint:g}" if args.reprint else ""
+    tag = f"-reprint{args.reprint:g}{_scenes_tag(args.reprint_scenes)}" if args.reprint else ""
     if args.budget != BUDGET:
         tag += f"-budget{args.budget}" if args.budget else "-whole"
 
