@@ -41,6 +41,9 @@ reads each family with a detector of another group, one that did see it, so that
 detector of the same budget. ``--detector-recolour P`` reprints each light face in the group detectors' scenes
 dark or on its own colour at the chance P (``vision.recolour``), in data and detectors of their own.
 
+``--device cuda`` trains the classifiers on a GPU where there is one (the crop jitter stays on the CPU); reads
+always run on the CPU, as the app does. Each run's ``run.json`` says where it trained.
+
 Training data and runs are kept under ``--runs``; a finished run is not trained again, so the script resumes. A
 finished run whose recipe (families, base, budget, epochs, rate, redraws) is not the one asked for stops the
 script rather than being read as if it were.
@@ -218,13 +221,14 @@ def _train(runs: Path, name: str, families: list[Any], args: argparse.Namespace)
         width=classifier_width(state),
         max_lr=args.lr,
         dark_share=args.dark_share,
+        device=args.device,
     )
     seconds = time.time() - t0
     shutil.copy(work / f"{CLASSIFIER_NAME}.onnx", out / CLASSIFIER_FILE)
     shutil.copy(work / f"{CLASSIFIER_NAME}.pt", out / f"{CLASSIFIER_NAME}.pt")
     # The detector's weights too, so that a deck can be taught from this folder (bench_teaching.py --base).
     _copy_detector(_start(args), out)
-    run = {**recipe, "crops": len(xtr), "seconds": round(seconds), "metrics": metrics}
+    run = {**recipe, "crops": len(xtr), "seconds": round(seconds), "device": args.device, "metrics": metrics}
     (out / "run.json").write_text(json.dumps(run, indent=1))
     print(f"  trained {name}: {len(xtr)} crops, {seconds:.0f} s, {metrics}", flush=True)
     return out
@@ -455,6 +459,11 @@ def main() -> None:
         help="the fine-tune's share in its average with the start (1: the fine-tune alone)",
     )
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--device",
+        default="cpu",
+        help='where the classifiers train ("cuda" where there is one); reads stay on the CPU',
+    )
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
 

@@ -395,7 +395,11 @@ def train_classifier(
     width: int = CLASSIFIER_WIDTH,
     max_lr: float = 3e-3,
     dark_share: float = DARK_FACE_SHARE,
+    device: str = "cpu",
 ) -> dict[str, float]:
+    """Fine-tune (from ``init``) or train the index classifier; the best epoch's weights and their ONNX export land
+    in ``out_dir``. ``device`` ("cpu", "cuda") only moves the network's steps: the crop jitter stays on the CPU, and
+    the same seed draws the same crops and jitter on either."""
     import torch
     import torch.nn.functional as F
 
@@ -406,6 +410,7 @@ def train_classifier(
     net = _classifier_net(len(CLASS_CARDS), width)
     if init is not None:
         _load_widened(net, init)
+    net.to(device)
     xtr, ytr = train
     xva, yva = val
     counts = np.bincount(ytr, minlength=len(CLASS_CARDS)).astype(np.float32)
@@ -424,8 +429,8 @@ def train_classifier(
         t0, seen, loss_sum = time.time(), 0, 0.0
         for i in range(0, len(order), 128):
             idx = order[i : i + 128]
-            xb = torch.from_numpy(to_input(_augment(xtr[idx], rng, dark_share)))
-            yb = torch.from_numpy(ytr[idx])
+            xb = torch.from_numpy(to_input(_augment(xtr[idx], rng, dark_share))).to(device)
+            yb = torch.from_numpy(ytr[idx]).to(device)
             loss = F.cross_entropy(net(xb), yb, label_smoothing=0.05)
             opt.zero_grad()
             torch.autograd.backward(loss)  # what loss.backward() runs, with the types it lacks
@@ -435,7 +440,11 @@ def train_classifier(
             loss_sum += loss.item() * len(idx)
         net.eval()
         with torch.no_grad():
-            pred = torch.cat([net(xva_t[i : i + 512]).argmax(1) for i in range(0, len(xva_t), 512)]).numpy()
+            pred = (
+                torch.cat([net(xva_t[i : i + 512].to(device)).argmax(1) for i in range(0, len(xva_t), 512)])
+                .cpu()
+                .numpy()
+            )
         acc = float((pred == yva).mean()) if len(yva) else 0.0
         cards = yva != NONE_CLASS
         card_acc = float((pred[cards] == yva[cards]).mean()) if cards.any() else 0.0
@@ -446,7 +455,9 @@ def train_classifier(
         if acc >= best:
             best = acc
             metrics = {"val_accuracy": acc, "val_card_accuracy": card_acc}
-            torch.save(net.state_dict(), out_dir / f"{CLASSIFIER_NAME}.pt")
+            # Saved from the CPU, so that a machine without the training device loads it as it is.
+            torch.save({k: v.cpu() for k, v in net.state_dict().items()}, out_dir / f"{CLASSIFIER_NAME}.pt")
+    net.to("cpu")
     net.load_state_dict(torch.load(out_dir / f"{CLASSIFIER_NAME}.pt", map_location="cpu"))
     net.eval()
     dummy = torch.zeros(1, 3, CROP, CROP)
