@@ -8,16 +8,19 @@ default every run takes every crop of its families, so the control sees about a 
 with ``--budget N`` each run draws the same N.
 
 Both start from a classifier that never saw any family (``--base``: the release before the families,
-``git show e2ca365:models/index-classifier.pt``), and all read with a detector trained on the original drawings
-only (``--detector DIR``: the table of record used the detector before the families, ``card-index.onnx``,
+``git show e2ca365:models/index-classifier.pt``), and all read with one detector that never saw a family either:
+the one of ``--detector DIR`` (the table of record starts from the detector before the families, ``card-index.onnx``,
 ``card-index-dynamic.onnx`` and ``card-index.pt`` of ``git show 25b952e:models/``; the shipped one has seen
-every family). The original drawings are coloured figures on white card with bare, patched, tabbed or
+every family) fine-tuned one 640-px epoch on 1 800 scenes of the original drawings (``--detector-scenes`` +
+``--detector-original``) whose light faces are reprinted dark or on their own colour at the chance
+``--detector-recolour`` (default ``DETECTOR_RECOLOUR``; ``vision.recolour``), then averaged weight by weight with
+DIR at ``--detector-weight``. ``--detector-recolour 0`` reads with DIR as it is. The original drawings are coloured figures on white card with bare, patched, tabbed or
 underlined corners: the classic family's layout and some of the tabbed family's, so those two rows are not as
 unseen as the other four, and the table says so.
 
     python bench/bench_left_out.py --base BASE.pt --detector DIR [--runs runs/left-out] [--scenes 200]
         [--vignettes 2000] [--read 100] [--families dark,printed] [--control/--no-control] [--dark-share 0.15]
-        [--dev]
+        [--epochs 2] [--dev] [--device cuda]
 
 ``--dev`` reads the family dev scenes (seeds 850 000 on), to choose by; ``--dark-share`` sets the share of
 training crops redrawn on a dark face (``vision.train.dark_face``).
@@ -29,7 +32,8 @@ families' faces at full size, laid on the tables and lit as every scene is, not 
 ``--reprint 0`` is the recipe before it. Runs and data with reprints carry a ``-reprint{P}`` tag in their names,
 and ``-scenes{N}`` with another number of reprinted scenes than the first tables' 200 (``-scenes400`` by
 default); runs with a ``--budget`` other than ``BUDGET`` (the fixed 100 000 crops of the tables before) carry
-``-budget{N}``, and ``-whole`` for the default, 0: every crop there is.
+``-budget{N}``, and ``-whole`` for the default, 0: every crop there is; runs of more than the first tables' one
+epoch carry ``-epochs{N}`` (``-epochs2`` by default, ``EPOCHS``).
 
 ``--detector-groups "dark,colour-face,printed;classic,tabbed,accessible"`` leaves families out of the detector too:
 for each group, the detector of ``--detector`` is fine-tuned one 640-px epoch on scenes of every family *outside*
@@ -38,8 +42,8 @@ family is read with its group's detector, averaged weight by weight with the sta
 rule the shipped detector was made by is one half; 1 reads the fine-tune alone). Leaving a group out is stricter
 than leaving one family out: the detector saw neither the family nor its group's others. The control column then
 reads each family with a detector of another group, one that did see it, so that both columns had a family-trained
-detector of the same budget. ``--detector-recolour P`` reprints each light face in the group detectors' scenes
-dark or on its own colour at the chance P (``vision.recolour``), in data and detectors of their own.
+detector of the same budget. The group detectors' scenes are reprinted at ``--detector-recolour`` too, in data and
+detectors of their own.
 
 ``--device cuda`` trains the classifiers on a GPU where there is one (the crop jitter stays on the CPU); reads
 always run on the CPU, as the app does. Each run's ``run.json`` says where it trained.
@@ -81,6 +85,16 @@ REPRINT_SHARE = 0.7
 # cached under theirs and a set of another size is not taken for the one asked for.
 REPRINT_SCENES = 400
 REPRINT_SCENES_UNTAGGED = 200
+# Epochs per classifier run (--epochs). Two read the three families nobody drew anything like 13 exact scenes of
+# 300 better than one, beside the family-free detector with reprinted faces (models/TRAINING-HISTORY.md, "Two
+# epochs and a family-free detector with reprinted faces"). Runs of another count than the first tables' one
+# carry ``-epochs{N}`` in their names.
+EPOCHS = 2
+# The chance that a light face in the scenes of a detector the script fine-tunes is reprinted
+# (--detector-recolour): the family-free one, or the group detectors. Chosen with EPOCHS, same history section.
+DETECTOR_RECOLOUR = 0.4
+# The family-free detector's seed stream (data and training), apart from the group detectors' (60-66).
+FREE_DETECTOR_SEED = 67
 
 
 def _data(runs: Path, family: Any, scenes: int, vignettes: int, workers: int) -> Path:
@@ -253,15 +267,53 @@ def _group_name(group: tuple[Any, ...]) -> str:
     return "+".join(f.value for f in group)
 
 
+def _fine_tune_detector(
+    out: Path, data: Path, train: list[Path], seed: int, args: argparse.Namespace, record: dict[str, Any]
+) -> None:
+    """The detector of ``--detector`` fine-tuned one 640-px epoch on the scenes under ``train`` (validated on
+    ``data``'s), saved in ``out`` with its served graph; ``record`` and the training time go beside it."""
+    from vision.modelfiles import make_dynamic_detector
+    from vision.train import TrainConfig, train_detector
+
+    mix = out.parent / "mix"
+    mix.mkdir(parents=True, exist_ok=True)
+    images = ", ".join(str(t.resolve() / "images" / "train") for t in train)
+    (mix / "data.yaml").write_text(
+        f"path: {data.resolve()}\ntrain: [{images}]\nval: images/val\nnames:\n  0: index\n"
+    )
+    start = _start(args)
+    cfg = TrainConfig(
+        out=out,
+        data=mix,
+        heldout_images=0,
+        init=start / "card-index.pt",
+        epochs=1,
+        imgsz=640,
+        threads=args.threads,
+        seed=seed,
+    )
+    t1 = time.time()
+    onnx = train_detector(cfg, mix / "data.yaml", out.parent / "work")
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.copy(onnx, out / "card-index.onnx")
+    make_dynamic_detector(out / "card-index.onnx", out / "card-index-dynamic.onnx")
+    shutil.copy(onnx.with_suffix(".pt"), out / "card-index.pt")  # last: it marks the run finished
+    run = {**record, "train_seconds": round(time.time() - t1), "start": str(start)}
+    (out.parent / "detector.json").write_text(json.dumps(run, indent=1))
+    print(f"  {out.parent.name}: {run}", flush=True)
+
+
+def _recolour_tag(args: argparse.Namespace) -> str:
+    # Recoloured faces make other data and another detector: each gets a name of its own.
+    return f"-recolour{args.detector_recolour:g}" if args.detector_recolour else ""
+
+
 def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace) -> Path:
     """The detector of ``--detector`` fine-tuned on the families outside ``group`` and the original drawings."""
     from vision.dataset import write_dataset
     from vision.families import FAMILIES
-    from vision.modelfiles import make_dynamic_detector
-    from vision.train import TrainConfig, train_detector
 
-    # Recoloured faces make other data and another detector: each gets a name of its own.
-    tag = f"-recolour{args.detector_recolour:g}" if args.detector_recolour else ""
+    tag = _recolour_tag(args)
     out = runs / f"detector-without-{_group_name(group)}{tag}" / "tune"
     if (out / "card-index.pt").exists():
         return out
@@ -296,52 +348,56 @@ def _tuned_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
             hands=0.3,
             recolour=args.detector_recolour or None,
         )
-    rendered = time.time() - t0
-    mix = out.parent / "mix"
-    mix.mkdir(parents=True, exist_ok=True)
-    train = [str(data.resolve() / "images" / "train")]
-    if args.detector_original:
-        train.append(str(original.resolve() / "images" / "train"))
-    (mix / "data.yaml").write_text(
-        f"path: {data.resolve()}\ntrain: [{', '.join(train)}]\nval: images/val\nnames:\n  0: index\n"
-    )
-    start = _start(args)
-    cfg = TrainConfig(
-        out=out,
-        data=mix,
-        heldout_images=0,
-        init=start / "card-index.pt",
-        epochs=1,
-        imgsz=640,
-        threads=args.threads,
-        seed=seed,
-    )
-    t1 = time.time()
-    onnx = train_detector(cfg, mix / "data.yaml", out.parent / "work")
-    out.mkdir(parents=True, exist_ok=True)
-    shutil.copy(onnx, out / "card-index.onnx")
-    make_dynamic_detector(out / "card-index.onnx", out / "card-index-dynamic.onnx")
-    shutil.copy(onnx.with_suffix(".pt"), out / "card-index.pt")  # last: it marks the run finished
-    run = {
+    record = {
         "seen": [f.value for f in seen],
         "scenes": args.detector_scenes,
         "original": args.detector_original,
         "recolour": args.detector_recolour,
-        "render_seconds": round(rendered),
-        "train_seconds": round(time.time() - t1),
-        "start": str(start),
+        "render_seconds": round(time.time() - t0),
     }
-    (out.parent / "detector.json").write_text(json.dumps(run, indent=1))
-    print(f"  detector without {_group_name(group)}: {run}", flush=True)
+    _fine_tune_detector(out, data, [data, original] if args.detector_original else [data], seed, args, record)
     return out
 
 
-def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace) -> Path:
-    """A folder with the group's detector at ``--detector-weight`` (the fine-tune averaged with its start)."""
+def _free_detector(runs: Path, args: argparse.Namespace) -> Path:
+    """The detector of ``--detector`` fine-tuned on original-design scenes alone, their light faces reprinted at
+    ``--detector-recolour``: it still never saw a family. As many scenes as a group detector sees
+    (``--detector-scenes`` + ``--detector-original``)."""
+    from vision.dataset import write_dataset
+
+    out = runs / f"detector-free{_recolour_tag(args)}" / "tune"
+    if (out / "card-index.pt").exists():
+        return out
+    data = runs / "data" / f"detector-free{_recolour_tag(args)}"
+    scenes = args.detector_scenes + args.detector_original
+    t0 = time.time()
+    if not (data / "data.yaml").exists():
+        write_dataset(
+            data,
+            train=scenes,
+            val=max(2, scenes // 20),
+            heldout=0,
+            seed=FREE_DETECTOR_SEED,
+            workers=args.workers,
+            crops=False,
+            hands=0.3,
+            recolour=args.detector_recolour,
+        )
+    record = {
+        "seen": [],
+        "original": scenes,
+        "recolour": args.detector_recolour,
+        "render_seconds": round(time.time() - t0),
+    }
+    _fine_tune_detector(out, data, [data], FREE_DETECTOR_SEED, args, record)
+    return out
+
+
+def _averaged(tune: Path, args: argparse.Namespace) -> Path:
+    """A folder with the fine-tuned detector ``tune`` at ``--detector-weight`` (averaged with its start)."""
     from vision.modelfiles import make_dynamic_detector
     from vision.train import average_detectors
 
-    tune = _tuned_detector(runs, group, args)
     if args.detector_weight >= 1:
         return tune
     out = tune.parent / f"average-{args.detector_weight:g}"
@@ -354,6 +410,11 @@ def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace
         )
         make_dynamic_detector(onnx, out / "card-index-dynamic.onnx")
     return out
+
+
+def _group_detector(runs: Path, group: tuple[Any, ...], args: argparse.Namespace) -> Path:
+    """A folder with the group's detector at ``--detector-weight`` (the fine-tune averaged with its start)."""
+    return _averaged(_tuned_detector(runs, group, args), args)
 
 
 def _paired(classifier: Path, detector: Path) -> Path:
@@ -418,7 +479,7 @@ def main() -> None:
     ap.add_argument(
         "--budget", type=int, default=0, help="training crops per run (0, the default: all there are)"
     )
-    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--epochs", type=int, default=EPOCHS)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--read", type=int, default=100, help="scenes of the left-out family read per run")
     ap.add_argument("--families", default="all", help="families to leave out in turn (comma-separated)")
@@ -449,8 +510,9 @@ def main() -> None:
     ap.add_argument(
         "--detector-recolour",
         type=float,
-        default=0.0,
-        help="chance that a light face in the group detectors' scenes is printed dark or on its colour",
+        default=DETECTOR_RECOLOUR,
+        help="chance that a light face in a fine-tuned detector's scenes is printed dark or on its colour (0: "
+        "without groups, read with --detector as it is)",
     )
     ap.add_argument(
         "--detector-weight",
@@ -478,6 +540,8 @@ def main() -> None:
     tag = f"-reprint{args.reprint:g}{_scenes_tag(args.reprint_scenes)}" if args.reprint else ""
     if args.budget != BUDGET:
         tag += f"-budget{args.budget}" if args.budget else "-whole"
+    if args.epochs != 1:
+        tag += f"-epochs{args.epochs}"
 
     left_out = [Family(f) for f in _families(args.families)]
     groups = _groups(args.detector_groups)
@@ -494,10 +558,19 @@ def main() -> None:
     rows = []
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         detectors = {g: _group_detector(args.runs, g, args) for g in groups if any(f in g for f in left_out)}
+        # Without groups, every run reads with one family-free detector: --detector, or its fine-tune on
+        # reprinted faces of the original drawings.
+        free = (
+            _averaged(_free_detector(args.runs, args), args)
+            if not groups and args.detector_recolour
+            else None
+        )
         for f in left_out:
             models = _train(args.runs, f"without-{f.value}{tag}", [g for g in FAMILIES if g is not f], args)
             if groups:
                 models = _paired(models, detectors[group_of[f]])
+            elif free:
+                models = _paired(models, free)
             rows.append((f, _measured(models, f.value, args.read, pool, first)))
             print(f"  read {f.value} without it: {_cell(rows[-1][1])}", flush=True)
         control = _train(args.runs, ALL + tag, list(FAMILIES), args) if args.control else None
@@ -505,7 +578,10 @@ def main() -> None:
         for f, _ in rows if control else ():
             # With detector groups, the control reads with a detector that saw the family: another group's.
             others = [g for g in groups if f not in g]
-            folder = _paired(control, _group_detector(args.runs, others[0], args)) if others else control
+            if others:
+                folder = _paired(control, _group_detector(args.runs, others[0], args))
+            else:
+                folder = _paired(control, free) if free else control
             seen[f] = _measured(folder, f.value, args.read, pool, first)
 
     print()
