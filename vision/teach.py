@@ -1083,7 +1083,7 @@ class Plan:
 
 # Shares of the time left after the fixed costs, and what those cost. Rendering feeds both models; the
 # detector, fine-tuned at its full input size, needs the most time per picture.
-_RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
+RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
 # Saving the deck at the end: the any-size detector file is made and checked against the export (seconds). The
 # classifier is served as exported, in fp32: its int8 twin cost the held-out set cards (models/MODEL_CARD.md).
@@ -1100,11 +1100,13 @@ _ORDINARY_CROPS = 0.4
 BOLD_TABLES = 0.35
 
 
-def plan(seconds: float, scene_seconds: float) -> Plan:
-    """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core."""
+def plan(seconds: float, scene_seconds: float, render_share: float = RENDER_SHARE) -> Plan:
+    """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core;
+    ``render_share`` of the time left after the fixed costs renders, and what rendering does not take goes to
+    the detector, which trains last."""
     left = max(seconds - _DETECTOR_OVERHEAD - _SAVING - 2, 0.0)
     return Plan(
-        render_until=_RENDER_SHARE * left,
+        render_until=render_share * left,
         classifier_seconds=_CLASSIFIER_SHARE * left,
         detector_until=seconds - _SAVING,
         val_scenes=8 if seconds < 300 else 16,
@@ -1309,6 +1311,7 @@ def teach(
     base_models: Path | None = None,
     kept: Path | None = None,
     bold_tables: float = BOLD_TABLES,
+    render_share: float = RENDER_SHARE,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
@@ -1318,7 +1321,8 @@ def teach(
     with this deck, as players confirmed them, are learnt from too. With no teaching photos, the deck taught
     under ``name`` is learnt again from its own faces and models, with the photos kept since (and
     :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
-    scenes on printed cloths (``BOLD_TABLES``).
+    scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
+    (``RENDER_SHARE``).
 
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
     is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
@@ -1354,6 +1358,7 @@ def teach(
             seed,
             progress,
             bold_tables,
+            render_share,
         )
         final = deck_folder(decks, name)
         old = None
@@ -1437,6 +1442,7 @@ def _learn(
     seed: int,
     progress: Progress | None,
     bold_tables: float,
+    render_share: float,
 ) -> Path:
     """The teaching run proper, in ``work``; returns the finished deck folder (inside ``work``)."""
     import platform
@@ -1474,7 +1480,7 @@ def _learn(
     t0 = planned = time.monotonic()
     _ = make_scene(seed, Split.TRAIN, deck=look_design(look, np.random.default_rng(seed)), faces=faces)
     scene_seconds = time.monotonic() - t0
-    p = plan(until - t0, scene_seconds)
+    p = plan(until - t0, scene_seconds, render_share)
     data = work / "data"
     xs, ys, counts = _render(faces, look, data, t0 + p.render_until, p, threads, seed, progress, bold_tables)
     seconds["rendering"] = time.monotonic() - t0

@@ -30,6 +30,7 @@ from vision.teach import (
     index_box,
     measure_look,
     parse_cards,
+    plan,
     teaching_photos,
 )
 
@@ -80,6 +81,16 @@ def test_teaching_photos_are_the_five_usual_sets() -> None:
     assert photos[4][1].split() == ["W"] * 8 + ["S"] * 4
     data, names = photos[0]
     assert len(check_photo(data, names)) == 12
+
+
+@pytest.mark.parametrize("share", [0.1, 0.27, 0.4])
+def test_the_plan_gives_what_rendering_does_not_take_to_the_detector(share: float) -> None:
+    # Issue 17: teaching finishes within its minutes; the render share only moves time between the stages.
+    p = plan(900.0, 0.5, share)
+    wide = plan(900.0, 0.5, share + 0.1)
+    assert 0 < p.render_until < wide.render_until < p.detector_until == wide.detector_until < 900.0
+    assert p.classifier_seconds == wide.classifier_seconds
+    assert p.render_until + p.classifier_seconds < p.detector_until
 
 
 def test_a_count_mismatch_is_refused_with_both_counts() -> None:
