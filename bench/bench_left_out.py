@@ -14,9 +14,9 @@ the one of ``--detector DIR`` (the table of record starts from the detector befo
 every family) fine-tuned one 640-px epoch on 1 800 scenes of the original drawings (``--detector-scenes`` +
 ``--detector-original``) whose light faces are reprinted dark or on their own colour at the chance
 ``--detector-recolour`` (default ``DETECTOR_RECOLOUR``; ``vision.recolour``), then averaged weight by weight with
-DIR at ``--detector-weight``. ``--detector-recolour 0`` reads with DIR as it is. The original drawings are coloured figures on white card with bare, patched, tabbed or
-underlined corners: the classic family's layout and some of the tabbed family's, so those two rows are not as
-unseen as the other four, and the table says so.
+DIR at ``--detector-weight``. ``--detector-recolour 0`` reads with DIR as it is. The original drawings are
+coloured figures on white card with bare, patched, tabbed or underlined corners: the classic family's layout and
+some of the tabbed family's, so those two rows are not as unseen as the other four, and the table says so.
 
     python bench/bench_left_out.py --base BASE.pt --detector DIR [--runs runs/left-out] [--scenes 200]
         [--vignettes 2000] [--read 100] [--families dark,printed] [--control/--no-control] [--dark-share 0.15]

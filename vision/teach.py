@@ -1082,7 +1082,9 @@ class Plan:
 
 
 # Shares of the time left after the fixed costs, and what those cost. Rendering feeds both models; the
-# detector, fine-tuned at its full input size, needs the most time per picture.
+# detector, fine-tuned at its full input size, needs the most time per picture. It gets one pass over what is
+# rendered, cut off at its deadline: rendering less only made that pass end early and teaching finish sooner, with
+# the same cards read (models/TRAINING-HISTORY.md, "A smaller render share while teaching").
 RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
 # Saving the deck at the end: the any-size detector file is made and checked against the export (seconds). The
