@@ -285,3 +285,19 @@ def test_settings_come_from_the_environment_when_an_app_is_made(database, monkey
         make_app(database)
     with app.app_context():
         db.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    "name", ["<script>alert(1)</script>", '"><img src=x onerror=alert(1)>', "</title><svg onload=x>"]
+)
+def test_the_score_charts_markup_holds_player_names_only_as_escaped_text(name):
+    """The chart is built as markup on the server and marked safe: a player name must reach it only escaped, in
+    the line's title and in the legend, however it tries to close the tag around it."""
+    from markupsafe import escape
+
+    from companion.games.chart import score_chart
+
+    svg = str(score_chart([name, "Ben"], []))
+    assert name not in svg
+    assert svg.count(str(escape(name))) == 2
+    assert "<script" not in svg and "<img" not in svg and svg.count("<svg") == 1
