@@ -73,6 +73,9 @@ class TrainConfig:
     init_classifier: Path | None = None
     mosaic: float = 0.5
     smoke: bool = False
+    # Where the detector trains: "cpu" (the shipped runs), or a GPU ("cuda", "0") where one is lent. A GPU's data
+    # loader gets more workers, since the augmentations stay on the CPU and would otherwise starve it.
+    device: str = "cpu"
     stage: str = (
         "all"  # "all" | "classifier" | "detector": the two models are independent and can be run apart
     )
@@ -490,8 +493,8 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
         batch=cfg.batch,
         seed=cfg.seed,
         deterministic=True,
-        device="cpu",
-        workers=0 if cfg.smoke else 2,
+        device=cfg.device,
+        workers=0 if cfg.smoke else 2 if cfg.device == "cpu" else min(8, os.cpu_count() or 1),
         project=str(work.resolve()),
         name="detector",
         exist_ok=True,

@@ -134,6 +134,35 @@ def test_detector_fine_tuning_starts_from_the_init_weights(
     assert calls["model"] == (init if init else str(MODEL_YAML))
 
 
+@pytest.mark.parametrize(("device", "cpu_workers"), [("cpu", True), ("cuda", False)])
+def test_the_detector_trains_where_it_is_asked_to(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, cpu_workers: bool
+) -> None:
+    # The shipped runs train on the CPU with two loader workers; on a GPU the augmentations stay on the CPU and
+    # get more workers, so that they keep up with it.
+    import ultralytics.models
+
+    from vision.train import TrainConfig, train_detector
+
+    calls: dict[str, object] = {}
+
+    class FakeYOLO:
+        def __init__(self, model: str, task: str | None = None) -> None:
+            pass
+
+        def train(self, **kwargs: object) -> None:
+            calls.update(kwargs)
+
+        def export(self, **kwargs: object) -> str:
+            return str(tmp_path / "best.onnx")
+
+    monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    train_detector(TrainConfig(out=tmp_path, data=tmp_path, device=device), tmp_path / "data.yaml", tmp_path)
+    assert calls["device"] == device
+    assert calls["workers"] == (2 if cpu_workers else 8)
+
+
 def test_a_widened_classifier_computes_what_the_narrow_one_did(tmp_path: Path) -> None:
     # Fine-tuning a wider classifier from narrower weights starts from the same function, not from scratch.
     import torch
