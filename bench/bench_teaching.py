@@ -7,7 +7,7 @@ shipped models, then the deck is taught (``vision.teach.teach``, the time it too
 scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
-        [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S]
+        [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--detector-lr LR]
 
 ``--base DIR`` reads and teaches from the models in DIR instead of the shipped ones: with a run of
 ``bench/bench_left_out.py`` that never saw the family (``runs/left-out/without-dark``), the figures are what
@@ -22,7 +22,8 @@ learnt on for the same time from its teaching photos alone (from its own models,
 of the kept photos is told apart from the gain of more time.
 
 ``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
-share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering)
+share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering;
+``--detector-lr``, the taught detector's learning rate)
 without reading the scenes of record.
 """
 
@@ -148,14 +149,16 @@ def main() -> None:
     ap.add_argument(
         "--render-share", type=float, default=None, help="share of the teaching time spent rendering"
     )
+    ap.add_argument("--detector-lr", type=float, default=None, help="the taught detector's learning rate")
     args = ap.parse_args()
 
     from vision.detector import MODELS_DIR
-    from vision.teach import BOLD_TABLES, RENDER_SHARE, teach, teaching_photos
+    from vision.teach import BOLD_TABLES, DETECTOR_LR, RENDER_SHARE, teach, teaching_photos
 
     first = DEV_SEED if args.dev else FIRST_SEED
     bold = BOLD_TABLES if args.bold_tables is None else args.bold_tables
     share = RENDER_SHARE if args.render_share is None else args.render_share
+    lr = DETECTOR_LR if args.detector_lr is None else args.detector_lr
 
     design = _design(args.family, args.seed)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -163,7 +166,7 @@ def main() -> None:
         f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
         f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths, "
-        f"{share:g} of the time rendering"
+        f"{share:g} of the time rendering, the detector learning at {lr:g}"
     )
     spawn = multiprocessing.get_context("spawn")
     jobs = [(first + i, args.family, args.seed) for i in range(args.scenes)]
@@ -184,6 +187,7 @@ def main() -> None:
         base_models=base,
         bold_tables=bold,
         render_share=share,
+        detector_lr=lr,
     )
     took = time.monotonic() - t0
     taught = _tally(folder, scenes)

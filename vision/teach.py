@@ -51,6 +51,7 @@ from vision.decode import BadImageError, decode
 from vision.families import FAMILIES, Family, family_design
 from vision.render import CARD_H, CARD_W, INKS, RGB, Design, Split
 from vision.scene import Scene, make_scene, make_teaching_photo, make_vignette, yolo_lines
+from vision.train import FINE_TUNE_LR
 
 Box = tuple[int, int, int, int]
 Quad = NDArray[np.float64]  # 4 x 2: top-left, top-right, bottom-right, bottom-left, photo pixels
@@ -1100,6 +1101,8 @@ _ORDINARY_CROPS = 0.4
 # The chance that a rendered training scene lies on a printed cloth (``vision.scene.BOLD_TEXTURES``): players'
 # tables are not all quiet wood and felt, and a detector taught on quiet tables alone misses indexes on bold ones.
 BOLD_TABLES = 0.35
+# The taught detector's learning rate (AdamW, held for its one pass): the fine-tuning rate of every detector run.
+DETECTOR_LR = FINE_TUNE_LR
 
 
 def plan(seconds: float, scene_seconds: float, render_share: float = RENDER_SHARE) -> Plan:
@@ -1314,6 +1317,7 @@ def teach(
     kept: Path | None = None,
     bold_tables: float = BOLD_TABLES,
     render_share: float = RENDER_SHARE,
+    detector_lr: float = DETECTOR_LR,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
@@ -1324,7 +1328,7 @@ def teach(
     under ``name`` is learnt again from its own faces and models, with the photos kept since (and
     :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
     scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
-    (``RENDER_SHARE``).
+    (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``).
 
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
     is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
@@ -1361,6 +1365,7 @@ def teach(
             progress,
             bold_tables,
             render_share,
+            detector_lr,
         )
         final = deck_folder(decks, name)
         old = None
@@ -1445,6 +1450,7 @@ def _learn(
     progress: Progress | None,
     bold_tables: float,
     render_share: float,
+    detector_lr: float,
 ) -> Path:
     """The teaching run proper, in ``work``; returns the finished deck folder (inside ``work``)."""
     import platform
@@ -1568,6 +1574,7 @@ def _learn(
         threads=threads,
         init=det_init,
         smoke=train_pictures < 64,
+        lr0=detector_lr,
     )
     batches = -(-train_pictures // cfg.batch)
     with (
@@ -1580,6 +1587,7 @@ def _learn(
         "batches": done[0],
         "of_batches": batches,
         "pictures": min(done[0] * cfg.batch, train_pictures),
+        "learning_rate": detector_lr,
     }
     shutil.copy(onnx_path, deck / f"{DETECTOR_NAME}.onnx")
     shutil.copy(onnx_path.with_suffix(".pt"), deck / f"{DETECTOR_NAME}.pt")

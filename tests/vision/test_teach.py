@@ -21,6 +21,7 @@ from vision.families import FAMILIES, Family, family_design
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 from vision.scene import SYMBOLS, Scene, make_scene, make_teaching_photo
 from vision.teach import (
+    DETECTOR_LR,
     TEACHING_SETS,
     Problem,
     TeachingError,
@@ -294,6 +295,7 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     # The deck says how much of what was rendered its detector saw before the deadline.
     seen = meta["figures"]["detector"]
     assert 1 <= seen["batches"] <= seen["of_batches"] and 1 <= seen["pictures"] <= 8 * seen["batches"]
+    assert seen["learning_rate"] == DETECTOR_LR
     models = Models(folder)
     # The any-size detector was made from this deck's own export; the classifier is served as exported.
     assert models.dynamic and not models.int8

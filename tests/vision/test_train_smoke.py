@@ -13,7 +13,7 @@ pytest.importorskip("torch")
 from companion.cli import main
 from vision.crops import CLASS_CARDS, CROP
 from vision.dataset import vignette_crops_path
-from vision.train import read_extra, write_extra_example
+from vision.train import FINE_TUNE_LR, read_extra, write_extra_example
 
 
 @pytest.mark.slow
@@ -161,6 +161,37 @@ def test_the_detector_trains_where_it_is_asked_to(
     train_detector(TrainConfig(out=tmp_path, data=tmp_path, device=device), tmp_path / "data.yaml", tmp_path)
     assert calls["device"] == device
     assert calls["workers"] == (2 if cpu_workers else 8)
+
+
+@pytest.mark.parametrize(
+    ("init", "lr0", "expected"),
+    [(None, None, 0.01), ("models/card-index.pt", None, FINE_TUNE_LR), ("models/card-index.pt", 6e-4, 6e-4)],
+)
+def test_the_detector_learns_at_the_rate_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, init: str | None, lr0: float | None, expected: float
+) -> None:
+    # From scratch at Ultralytics' rate, a fine-tune at a tenth of what its automatic optimizer picks, and a
+    # taught deck's detector at the rate teaching asks for (vision.teach.DETECTOR_LR).
+    import ultralytics.models
+
+    from vision.train import TrainConfig, train_detector
+
+    calls: dict[str, object] = {}
+
+    class FakeYOLO:
+        def __init__(self, model: str, task: str | None = None) -> None:
+            pass
+
+        def train(self, **kwargs: object) -> None:
+            calls.update(kwargs)
+
+        def export(self, **kwargs: object) -> str:
+            return str(tmp_path / "best.onnx")
+
+    monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
+    cfg = TrainConfig(out=tmp_path, data=tmp_path, init=Path(init) if init else None, lr0=lr0)
+    train_detector(cfg, tmp_path / "data.yaml", tmp_path)
+    assert calls["lr0"] == expected
 
 
 def test_a_widened_classifier_computes_what_the_narrow_one_did(tmp_path: Path) -> None:
