@@ -16,9 +16,9 @@ every family) fine-tuned ``--detector-epochs`` 640-px epochs (default ``DETECTOR
 reprinted dark or on their own colour at the chance ``--detector-recolour`` (default ``DETECTOR_RECOLOUR``;
 ``vision.recolour``), and kept as it is (``--detector-weight 1``, the default; a smaller weight averages it weight by
 weight with DIR). ``--detector-recolour 0`` reads with DIR as it is. That fine-tune takes about 3 minutes on a GPU
-(``--device cuda``) and hours on a 2-core CPU. The original drawings are
-coloured figures on white card with bare, patched, tabbed or underlined corners: the classic family's layout and
-some of the tabbed family's, so those two rows are not as unseen as the other four, and the table says so.
+(``--device cuda``) and hours on a 2-core CPU. The original drawings are coloured figures on white card with
+bare, patched, tabbed or underlined corners: the classic family's layout and some of the tabbed family's, so those
+two rows are not as unseen as the other four, and the table says so.
 
     python bench/bench_left_out.py --base BASE.pt --detector DIR [--runs runs/left-out] [--scenes 200]
         [--vignettes 2000] [--read 100] [--families dark,printed] [--control/--no-control] [--dark-share 0.15]
@@ -42,8 +42,9 @@ for each group, the detector of ``--detector`` is fine-tuned ``--detector-epochs
 family *outside* the group (``--detector-scenes``) beside scenes of the original drawings (``--detector-original``),
 and a left-out family is read with its group's detector, averaged weight by weight with the start at
 ``--detector-weight`` (the rule the shipped detector was made by is one half; 1 reads the fine-tune alone). The
-group detectors of models/TRAINING-HISTORY.md were made with ``--detector-epochs 1 --detector-weight 0.5``. Leaving a group out is stricter
-than leaving one family out: the detector saw neither the family nor its group's others. The control column then
+group detectors of models/TRAINING-HISTORY.md were made with ``--detector-epochs 1 --detector-weight 0.5``.
+Leaving a group out is stricter than leaving one family out: the detector saw neither the family nor its group's
+others. The control column then
 reads each family with a detector of another group, one that did see it, so that both columns had a family-trained
 detector of the same budget. The group detectors' scenes are reprinted at ``--detector-recolour`` too, in data and
 detectors of their own.
