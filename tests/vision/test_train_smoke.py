@@ -106,14 +106,11 @@ def test_fine_tuning_with_confirmed_photos_completes(tmp_path: Path) -> None:
     assert (out / "card-index.onnx").exists() and (out / "index-classifier.onnx").exists()
 
 
-@pytest.mark.parametrize("init", [None, "models/card-index.pt"])
-def test_detector_fine_tuning_starts_from_the_init_weights(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, init: str | None
-) -> None:
-    # Ultralytics throws loaded weights away when told pretrained=False: --init must ask to keep them.
+@pytest.fixture
+def trainer_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """What ``train_detector`` hands Ultralytics: the model it loads and the keywords of ``train``, recorded by
+    a stand-in that trains nothing."""
     import ultralytics.models
-
-    from vision.train import MODEL_YAML, TrainConfig, train_detector
 
     calls: dict[str, object] = {}
 
@@ -128,39 +125,38 @@ def test_detector_fine_tuning_starts_from_the_init_weights(
             return str(tmp_path / "best.onnx")
 
     monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
+    return calls
+
+
+@pytest.mark.parametrize("init", [None, "models/card-index.pt"])
+def test_detector_fine_tuning_starts_from_the_init_weights(
+    tmp_path: Path, trainer_calls: dict[str, object], init: str | None
+) -> None:
+    # Ultralytics throws loaded weights away when told pretrained=False: --init must ask to keep them.
+    from vision.train import MODEL_YAML, TrainConfig, train_detector
+
     cfg = TrainConfig(out=tmp_path, data=tmp_path, init=Path(init) if init else None)
     train_detector(cfg, tmp_path / "data.yaml", tmp_path)
-    assert calls["pretrained"] is (init is not None)
-    assert calls["model"] == (init if init else str(MODEL_YAML))
+    assert trainer_calls["pretrained"] is (init is not None)
+    assert trainer_calls["model"] == (init if init else str(MODEL_YAML))
 
 
 @pytest.mark.parametrize(("device", "cpu_workers"), [("cpu", True), ("cuda", False)])
 def test_the_detector_trains_where_it_is_asked_to(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, cpu_workers: bool
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    trainer_calls: dict[str, object],
+    device: str,
+    cpu_workers: bool,
 ) -> None:
     # The shipped runs train on the CPU with two loader workers; on a GPU the augmentations stay on the CPU and
     # get more workers, so that they keep up with it.
-    import ultralytics.models
-
     from vision.train import TrainConfig, train_detector
 
-    calls: dict[str, object] = {}
-
-    class FakeYOLO:
-        def __init__(self, model: str, task: str | None = None) -> None:
-            pass
-
-        def train(self, **kwargs: object) -> None:
-            calls.update(kwargs)
-
-        def export(self, **kwargs: object) -> str:
-            return str(tmp_path / "best.onnx")
-
-    monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
     monkeypatch.setattr("os.cpu_count", lambda: 16)
     train_detector(TrainConfig(out=tmp_path, data=tmp_path, device=device), tmp_path / "data.yaml", tmp_path)
-    assert calls["device"] == device
-    assert calls["workers"] == (2 if cpu_workers else 8)
+    assert trainer_calls["device"] == device
+    assert trainer_calls["workers"] == (2 if cpu_workers else 8)
 
 
 @pytest.mark.parametrize(
@@ -168,30 +164,15 @@ def test_the_detector_trains_where_it_is_asked_to(
     [(None, None, 0.01), ("models/card-index.pt", None, FINE_TUNE_LR), ("models/card-index.pt", 6e-4, 6e-4)],
 )
 def test_the_detector_learns_at_the_rate_asked_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, init: str | None, lr0: float | None, expected: float
+    tmp_path: Path, trainer_calls: dict[str, object], init: str | None, lr0: float | None, expected: float
 ) -> None:
     # From scratch at Ultralytics' rate, a fine-tune at a tenth of what its automatic optimizer picks, and a
     # taught deck's detector at the rate teaching asks for (vision.teach.DETECTOR_LR).
-    import ultralytics.models
-
     from vision.train import TrainConfig, train_detector
 
-    calls: dict[str, object] = {}
-
-    class FakeYOLO:
-        def __init__(self, model: str, task: str | None = None) -> None:
-            pass
-
-        def train(self, **kwargs: object) -> None:
-            calls.update(kwargs)
-
-        def export(self, **kwargs: object) -> str:
-            return str(tmp_path / "best.onnx")
-
-    monkeypatch.setattr(ultralytics.models, "YOLO", FakeYOLO)
     cfg = TrainConfig(out=tmp_path, data=tmp_path, init=Path(init) if init else None, lr0=lr0)
     train_detector(cfg, tmp_path / "data.yaml", tmp_path)
-    assert calls["lr0"] == expected
+    assert trainer_calls["lr0"] == expected
 
 
 def test_a_widened_classifier_computes_what_the_narrow_one_did(tmp_path: Path) -> None:
