@@ -76,7 +76,8 @@ class TrainConfig:
     # Where the detector trains: "cpu" (the shipped runs), or a GPU ("cuda", "0") where one is lent. A GPU's data
     # loader gets more workers, since the augmentations stay on the CPU and would otherwise starve it.
     device: str = "cpu"
-    # The detector's learning rate; None: 0.01 from scratch, FINE_TUNE_LR from --init.
+    # A fine-tune's learning rate (from --init); None: FINE_TUNE_LR. From scratch Ultralytics' automatic optimizer
+    # picks its own rate and ignores any given, so this does not apply there.
     lr0: float | None = None
     stage: str = (
         "all"  # "all" | "classifier" | "detector": the two models are independent and can be run apart
@@ -529,7 +530,7 @@ def train_detector(cfg: TrainConfig, data_yaml: Path, work: Path) -> Path:
         # Ultralytics' automatic optimizer ignores lr0 (AdamW at 0.002 for runs this short), which moves trained
         # weights too far in one epoch: fine-tuning names the optimizer so a tenth of that rate holds.
         optimizer="auto" if cfg.init is None else "AdamW",
-        lr0=cfg.lr0 if cfg.lr0 is not None else 0.01 if cfg.init is None else FINE_TUNE_LR,
+        lr0=0.01 if cfg.init is None else FINE_TUNE_LR if cfg.lr0 is None else cfg.lr0,
         warmup_epochs=1 if cfg.init is None else 0,
     )
     weights = work / "detector" / "weights"
