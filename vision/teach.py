@@ -655,8 +655,11 @@ def index_box(face: NDArray[np.uint8]) -> Box:
     ground = _ground(lab, alpha)
     delta = np.sqrt(((lab[:rh, :rw] - ground) ** 2).sum(-1))
     # Faint print (a muted ink on a dot screen, a pale yellow) is told from the ground by a lower step, in
-    # proportion to the strongest print of the corner.
-    step = float(np.clip(0.4 * np.percentile(delta[alpha[:rh, :rw] > 200], 99.5), 12.0, _INK_DELTA))
+    # proportion to the strongest print where an index lies: a bold centre figure reaching into the corner
+    # would set the step past a pale index.
+    bw, bh = _BOX_MAX
+    near = delta[:bh, :bw][alpha[:bh, :bw] > 200]
+    step = float(np.clip(0.4 * np.percentile(near, 99.5), 12.0, _INK_DELTA)) if near.size else _INK_DELTA
     region = (delta > step) & (alpha[:rh, :rw] > 200)
     # Bridge the breaks a dot screen or a thin hollow letter leaves in one stroke.
     region = cv2.morphologyEx(region.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0
@@ -673,7 +676,6 @@ def index_box(face: NDArray[np.uint8]) -> Box:
             far = _figure_in(labels[: y + h, : x + w] == k, lab, ground)
             if far is not None:
                 return _box(far)
-    bw, bh = _BOX_MAX
     # Print that spans the corner's whole width (or height) is a rim, frame, border line or stripe.
     full_rows = region[:bh, :bw].mean(1) > 0.8
     full_cols = region[:bh, :bw].mean(0) > 0.8
