@@ -599,6 +599,19 @@ def make_vignette(seed: int, families: Sequence[Family] | None = None) -> Scene:
 TEACHING_SIZE = (2000, 1500)  # a teaching photo, pixels: a phone photo as the reader decodes it at half size
 
 
+# How a player may take a teaching photo, beyond the mild photo from straight above that ``make_teaching_photo``
+# draws by default (``TeachingConditions``): measured by ``bench/bench_cutting.py``.
+TEACHING_CONDITIONS = (
+    "mild",
+    "hand-held",
+    "shadow",
+    "dim-warm",
+    "light-table",
+    "held-out-table",
+    "printed-cloth",
+)
+
+
 def make_teaching_photo(
     rows: Sequence[Sequence[Card]],
     design: Design,
@@ -606,15 +619,33 @@ def make_teaching_photo(
     *,
     size: tuple[int, int] = TEACHING_SIZE,
     spacing: float | None = None,
+    conditions: str = "mild",
 ) -> Scene:
     """A photo for teaching the camera a deck: ``rows`` of cards of ``design`` laid side by side, face up and
     upright, on a table, photographed from above through a mild camera (slight tilt and turn, soft light, a
     phone's JPEG). ``spacing`` is the gap between neighbours as a share of a card's width (random when
-    ``None``; 0 or less makes them touch or overlap). Each card is its own group, in reading order."""
+    ``None``; 0 or less makes them touch or overlap). Each card is its own group, in reading order.
+
+    ``conditions`` (one of ``TEACHING_CONDITIONS``) draws it as players also take such photos: "hand-held", the
+    phone at a slant, so the far row is smaller than the near one, and turned a little; "shadow", a soft shadow
+    over part of the table and cards; "dim-warm", a dim warm bulb and a noisy exposure; "light-table", a plain
+    table as light as the cards' paper; "held-out-table" and "printed-cloth", the held-out tables and the
+    printed cloths of the scenes. "mild" is the default photo, drawn as it always was."""
+    if conditions not in TEACHING_CONDITIONS:
+        raise ValueError(f"unknown teaching photo conditions {conditions!r}")
     rng = np.random.default_rng([seed, 5])
+    # What the conditions draw comes from a generator of its own, so each mild photo stays as it was.
+    extra = np.random.default_rng([seed, 6])
     w, h = size
-    canvas = _texture(str(rng.choice(TRAIN_TEXTURES)), w, h, rng)
-    cam = _mild_camera(w, h, rng)
+    textures = {"held-out-table": HELDOUT_TEXTURES, "printed-cloth": BOLD_TEXTURES}.get(
+        conditions, TRAIN_TEXTURES
+    )
+    canvas = _texture(str(rng.choice(textures)), w, h, rng)
+    if conditions == "light-table":
+        # A white or pale laminate: the cards stand out by their rims, shadows and print, hardly by their paper.
+        canvas = canvas / max(float(canvas.mean()), 1.0) * float(extra.uniform(205, 245))
+        canvas = np.clip(canvas * (1 + extra.normal(0, 0.02, 3)).astype(np.float32), 0, 255)
+    cam = _hand_held_camera(w, h, extra) if conditions == "hand-held" else _mild_camera(w, h, rng)
     canvas = cv2.warpPerspective(canvas, cam, (w, h), borderMode=cv2.BORDER_REFLECT)
     gap = float(rng.uniform(0.12, 0.3)) if spacing is None else spacing
     across = max((len(r) for r in rows), default=1)
@@ -632,18 +663,50 @@ def make_teaching_photo(
             plan.append((card, _affine(x, y, rng.normal(0, 0.6), cw / CARD_W), len(groups), False))
             groups.append([card])
     cards, negatives = _lay_cards(canvas, cam, plan, lambda: design, rng)
+    if conditions == "shadow":
+        canvas = _cast_shadow(canvas, extra)
+    elif conditions == "dim-warm":
+        warm = extra.uniform(0.1, 0.2)
+        canvas = canvas * float(extra.uniform(0.55, 0.8)) * np.array([1 - warm, 1, 1 + warm], np.float32)
+        canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
+        canvas = np.clip(canvas, 0, 255)
     return Scene(_mild_photometric(canvas, rng), cards, groups, negatives)
+
+
+def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A photo taken with the phone at a slant: the far side a sixth to a third narrower than the near one, and
+    turned by up to 8 degrees."""
+    return _slanted_camera(w, h, rng, (0.06, 0.14), 0.01, 8.0)
+
+
+def _cast_shadow(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A soft shadow (the photographer's, a lamp's) darkening a random part of the photo by 35-60 %."""
+    h, w = canvas.shape[:2]
+    m = np.zeros((h, w), np.float32)
+    centre = (int(rng.uniform(0.2, 0.8) * w), int(rng.uniform(0.2, 0.8) * h))
+    axes = (int(rng.uniform(0.2, 0.45) * w), int(rng.uniform(0.25, 0.6) * h))
+    cv2.ellipse(m, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
+    soft = cv2.GaussianBlur(m, (0, 0), float(rng.uniform(8, 40)))
+    return np.asarray(canvas * (1 - float(rng.uniform(0.35, 0.6)) * soft)[..., None], np.float32)
 
 
 def _mild_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     """A photo taken from nearly straight above: a little tilt, a few degrees of turn."""
+    return _slanted_camera(w, h, rng, (0.0, 0.05), 0.005, 3.0)
+
+
+def _slanted_camera(
+    w: int, h: int, rng: np.random.Generator, tilt: tuple[float, float], shake: float, turn: float
+) -> np.ndarray:
+    """The table plane to the photo: the far side narrower by ``tilt`` (a range, a share of the width on each
+    side), each corner off by ``shake`` of the photo's size, turned by up to ``turn`` degrees."""
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    tilt = rng.uniform(0, 0.05)
+    slant = rng.uniform(*tilt)
     dst = src.copy()
-    dst[0, 0] += tilt * w
-    dst[1, 0] -= tilt * w
-    dst += rng.normal(0, 0.005, (4, 2)).astype(np.float32) * np.array([w, h], np.float32)
-    rot = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-3, 3), 1.0), [0, 0, 1]])
+    dst[0, 0] += slant * w
+    dst[1, 0] -= slant * w
+    dst += rng.normal(0, shake, (4, 2)).astype(np.float32) * np.array([w, h], np.float32)
+    rot = np.vstack([cv2.getRotationMatrix2D((w / 2, h / 2), rng.uniform(-turn, turn), 1.0), [0, 0, 1]])
     return np.asarray(rot @ cv2.getPerspectiveTransform(src, dst), np.float64)
 
 

@@ -5,8 +5,10 @@ table, photographed from above; a list names them in reading order (rows top to 
 
 1. **Cutting** (``cut_cards``): the cards are the regions of the photo that differ from the table (the table's
    colour is modelled as a smooth surface fitted to what lies around the cards, so a light gradient is not taken
-   for a card); each region that has a card's shape becomes a quadrilateral whose sides are fitted to the
-   card's edges, and is warped to an upright face of the renderer's size. Regions that hold more than one card,
+   for a card, and where that gives no clean set of cards, or not as many as the list names, as a few colours
+   told apart by their hue, so a shadow or a checked cloth is not either); each region that has a card's shape
+   (its size judged where it lies, as a photo taken at a slant draws near cards larger) becomes a quadrilateral
+   whose sides are fitted to the card's edges, and is warped to an upright face of the renderer's size. Regions that hold more than one card,
    too few or too many cards for the list, or something that is not a photo are refused with a ``Problem``.
 2. **Index boxes** (``index_box``): where a face's upright top-left index is, from its own pixels, boxed as the
    renderer boxes its faces, so taught faces can be labelled in rendered scenes.
@@ -142,7 +144,7 @@ def check_photo(data: bytes, cards: str | Sequence[Card]) -> list[CutCard]:
     """Cut the cards out of a teaching photo (JPEG or PNG bytes) and check they are the ones ``cards`` names;
     raises :class:`TeachingError` saying what to fix."""
     named = parse_cards(cards) if isinstance(cards, str) else list(cards)
-    cut = cut_cards(decode_photo(data))
+    cut = cut_cards(decode_photo(data), count=len(named))
     if len(cut) != len(named):
         raise TeachingError(
             Problem.COUNT_MISMATCH,
@@ -186,29 +188,84 @@ def _surface(
     return np.asarray((basis @ coef).astype(np.float32)), np.asarray(spread, np.float32)
 
 
-def _card_mask(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """Where the photo (at working size) differs from its table: 255 on cards, holes filled."""
-    h, w = bgr.shape[:2]
-    lab = _lab(np.asarray(cv2.GaussianBlur(bgr, (0, 0), 1.0), np.uint8))
+def _border(h: int, w: int) -> NDArray[np.bool_]:
+    """The photo's outer band, where the table shows: what a table model is first fitted to."""
     keep = np.zeros((h, w), bool)
     m = max(3, round(0.04 * min(h, w)))
     keep[:m], keep[-m:], keep[:, :m], keep[:, -m:] = True, True, True, True
+    return keep
+
+
+def _outlined(d: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
+    """The card mask from each pixel's distance to the table model (in the table's own spreads), and the
+    pixels to fit the table to next: those a margin away from the cards (their shadows)."""
+    h, w = d.shape
+    # The table's own pixels lie within a few spreads of its model; a card's paper, ink or rim far out.
+    d8 = np.clip(d * 10, 0, 255).astype(np.uint8)
+    otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = float(np.clip(otsu / 10, 4.5, 12.0))
+    raw = np.asarray((d > thr).astype(np.uint8) * 255, np.uint8)
+    opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    mask = np.zeros((h, w), np.uint8)
+    big = [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w]
+    cv2.drawContours(mask, big, -1, 255, cv2.FILLED)
+    return mask, cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
+
+
+def _card_mask(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Where the photo (at working size) differs from its table, the table a smooth surface of one colour:
+    255 on cards, holes filled."""
+    h, w = bgr.shape[:2]
+    lab = _lab(np.asarray(cv2.GaussianBlur(bgr, (0, 0), 1.0), np.uint8))
+    keep = _border(h, w)
     mask = np.zeros((h, w), np.uint8)
     for _ in range(3):
         bg, spread = _surface(lab, keep)
-        d = np.sqrt((((lab - bg) / spread) ** 2).sum(-1))
-        # The table's own pixels lie within a few spreads of its surface; a card's paper, ink or rim far out.
-        d8 = np.clip(d * 10, 0, 255).astype(np.uint8)
-        otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        thr = float(np.clip(otsu / 10, 4.5, 12.0))
-        raw = (d > thr).astype(np.uint8) * 255
-        raw = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        contours, _ = cv2.findContours(raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        mask = np.zeros((h, w), np.uint8)
-        big = [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w]
-        cv2.drawContours(mask, big, -1, 255, cv2.FILLED)
-        # Refit the table on what is not card, a margin away from the cards (their shadows).
-        keep = cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
+        mask, keep = _outlined(np.sqrt((((lab - bg) / spread) ** 2).sum(-1)))
+        if keep.sum() < 0.05 * h * w:
+            break
+    return mask
+
+
+# The table as this many colours when it is not one (a checked cloth's two, a shadow's darker one).
+_TABLE_COLOURS = 4
+# Brightness counts this much against hue in telling a card from a table of several colours: a shadow changes
+# a table's brightness, hardly its hue; white paper differs from most tables by its hue too.
+_BRIGHTNESS_WEIGHT = 0.7
+
+
+def _card_mask_by_hue(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Where the photo (at working size) differs from its table, the table a few colours (``_TABLE_COLOURS``)
+    told apart mostly by their share of red, green and blue, which a shadow does not change: 255 on cards,
+    holes filled."""
+    h, w = bgr.shape[:2]
+    f = cv2.GaussianBlur(bgr, (0, 0), 1.5).astype(np.float32) + 8.0
+    total = f.sum(-1, keepdims=True)
+    shares = f[..., 1:] / total * 100
+    feat = np.concatenate([shares, _BRIGHTNESS_WEIGHT * np.log(total)], -1).reshape(-1, 3)
+    keep = _border(h, w)
+    mask = np.zeros((h, w), np.uint8)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    for _ in range(3):
+        pts = feat[keep.ravel()]
+        if len(pts) > 30_000:
+            pts = pts[:: len(pts) // 30_000]
+        if len(pts) < 10 * _TABLE_COLOURS:
+            break
+        cv2.setRNGSeed(0)  # k-means starts at random: the same photo is cut the same way every time
+        _, member, centres = cv2.kmeans(pts, _TABLE_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+        member = member.ravel()
+        d = np.full(len(feat), np.inf, np.float32)
+        for k in range(_TABLE_COLOURS):
+            own = pts[member == k]
+            if len(own) < 50:
+                continue
+            spread = np.median(np.abs(own - np.median(own, 0)), 0) * 1.4826
+            # Floors: a very plain table would otherwise make JPEG noise look like cards.
+            spread = np.maximum(spread, np.array([0.4, 0.4, 0.3], np.float32))
+            d = np.minimum(d, np.sqrt((((feat - centres[k]) / spread) ** 2).sum(-1)))
+        mask, keep = _outlined(d.reshape(h, w))
         if keep.sum() < 0.05 * h * w:
             break
     return mask
@@ -394,10 +451,11 @@ def _where(regions: Sequence[_Region], r: _Region) -> str:
     return f" in {place} of the photo"
 
 
-def cut_cards(image: NDArray[np.uint8]) -> list[CutCard]:
+def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCard]:
     """The cards of a teaching photo (BGR), each warped to an upright face of the renderer's size, in reading
     order. Raises :class:`TeachingError` when no card is found or when outlines show cards touching,
-    overlapping, lying sideways or not standing out from the table."""
+    overlapping, lying sideways or not standing out from the table. ``count``, the number of cards the player
+    says the photo shows, lets a second look at the table settle a first one that found another number."""
     h, w = image.shape[:2]
     scale = _WORK_SIDE / max(h, w)
     small = (
@@ -406,7 +464,38 @@ def cut_cards(image: NDArray[np.uint8]) -> list[CutCard]:
         else image
     )
     scale = small.shape[1] / w
-    mask = _card_mask(np.asarray(small, np.uint8))
+    table = np.asarray(small, np.uint8)
+    # The table as a smooth surface of one colour first; where that leaves no clean set of cards (a shadow
+    # across the table, a checked or printed cloth), or not as many as the player names, the table as a few
+    # colours told apart by their hue. Where neither settles it, the first look's answer stands.
+    looks: list[list[_Region] | TeachingError] = []
+    for mask_of in (_card_mask, _card_mask_by_hue):
+        try:
+            outlines = _card_outlines(mask_of(table))
+        except TeachingError as err:
+            looks.append(err)
+            continue
+        looks.append(outlines)
+        if count is None or len(outlines) == count:
+            break
+    found = looks[-1]
+    if isinstance(found, TeachingError) or (count is not None and len(found) != count):
+        found = looks[0]
+    if isinstance(found, TeachingError):
+        raise found
+    cards = found
+    lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
+    quads = [_fit_sides(r.quad / scale, lab) for r in cards]
+    out = []
+    for row, quad in _reading_order(quads):
+        out.append(CutCard(_warp_face(image, quad), quad, row))
+    _white_balance(out)
+    return out
+
+
+def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
+    """The cards' outlines in a card mask: every region big enough to be a card, each checked to be one card
+    lying upright. Raises :class:`TeachingError` as ``cut_cards`` does."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     sh, sw = mask.shape
     regions = [_region(np.asarray(c, np.int32)) for c in contours if cv2.contourArea(c) > 1.5e-3 * sh * sw]
@@ -421,11 +510,16 @@ def cut_cards(image: NDArray[np.uint8]) -> list[CutCard]:
         # Not one outline has a card's shape: judge the regions by their size alone.
         typical = float(np.median([r.area for r in regions]))
     regions = _mend(regions, typical)
+    card_area = _card_area(single, typical)
     cards: list[_Region] = []
     for r in regions:
-        if r.area < 0.35 * typical:
+        # A card where it lies or a typical one, whichever makes the region likelier one card: one region is
+        # taken for two cards only when it is too big for both.
+        here = card_area(r.centre)
+        expected = max(here, typical)
+        if r.area < 0.35 * min(here, typical):
             continue  # crumbs, coins, a pen: not a card, and too small to hide one
-        if r.area > 1.3 * typical or (r.area > 0.7 * typical and r.fill < 0.8):
+        if r.area > 1.3 * expected or (r.area > 0.7 * expected and r.fill < 0.8):
             raise TeachingError(
                 Problem.OVERLAPPING,
                 f"cards touch or overlap{_where(regions, r)}: lay them apart, a finger's "
@@ -440,7 +534,7 @@ def cut_cards(image: NDArray[np.uint8]) -> list[CutCard]:
                 place=_place(regions, r),
             )
         if not _card_shaped(r):
-            if r.aspect > 1.25 and r.area > 0.9 * typical:
+            if r.aspect > 1.25 and r.area > 0.9 * expected:
                 raise TeachingError(
                     Problem.OVERLAPPING,
                     f"cards touch or overlap{_where(regions, r)}: lay them apart, a finger's "
@@ -458,13 +552,7 @@ def cut_cards(image: NDArray[np.uint8]) -> list[CutCard]:
         raise TeachingError(
             Problem.NO_CARDS, "no cards found in the photo: lay the cards face up on a plain table"
         )
-    lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
-    quads = [_fit_sides(r.quad / scale, lab) for r in cards]
-    out = []
-    for row, quad in _reading_order(quads):
-        out.append(CutCard(_warp_face(image, quad), quad, row))
-    _white_balance(out)
-    return out
+    return cards
 
 
 def _mend(regions: list[_Region], typical: float) -> list[_Region]:
@@ -491,6 +579,35 @@ def _mend(regions: list[_Region], typical: float) -> list[_Region]:
     return kept + odd
 
 
+def _card_area(single: Sequence[_Region], typical: float) -> Callable[[tuple[float, float]], float]:
+    """A card's area where it lies in the photo. A phone held at a slant sees the far row smaller than the near
+    one, so one size for the whole photo would take near cards for two: the log
+    of the area is fitted as a plane over the outlines that have a card's shape, twice, the second time
+    without those the first fit does not explain (two cards joined, a torn outline)."""
+    if len(single) < 4:
+        return lambda _centre: typical
+    xy = np.array([r.centre for r in single], np.float64)
+    scale = float(np.ptp(xy, 0).max()) or 1.0
+    a = np.column_stack([np.ones(len(xy)), (xy - xy.mean(0)) / scale])
+    y = np.log([r.area for r in single])
+    keep = np.ones(len(y), bool)
+    coef = np.array([math.log(typical), 0.0, 0.0])
+    for _ in range(2):
+        if keep.sum() < 4:
+            break
+        coef = np.linalg.lstsq(a[keep], y[keep], rcond=None)[0]
+        keep = np.abs(y - a @ coef) < 0.25
+    mean = xy.mean(0)
+
+    def area(centre: tuple[float, float]) -> float:
+        u = (np.asarray(centre, np.float64) - mean) / scale
+        # Beyond the laid cards (a card off on its own) the plane is not extrapolated far.
+        u = np.clip(u, -0.75, 0.75)
+        return float(math.exp(coef[0] + coef[1] * u[0] + coef[2] * u[1]))
+
+    return area
+
+
 def _gap(a: _Region, b: _Region) -> float:
     """The gap between two outlines' boxes (0 where they overlap)."""
     ax, ay, aw, ah = cv2.boundingRect(a.contour)
@@ -499,8 +616,10 @@ def _gap(a: _Region, b: _Region) -> float:
 
 
 def _card_shaped(r: _Region) -> bool:
-    # A photo from above keeps a card's aspect within a few per cent; rounded corners cost a little fill.
-    return 1.35 <= r.aspect <= 1.8 and r.fill >= 0.86
+    # A card is 1.55 times as long as it is wide. A phone held at a slant draws it longer or shorter, the more
+    # so the nearer it lies; two cards side by side make 1.3 or less and two end to end 3. Rounded corners cost
+    # a little fill.
+    return 1.32 <= r.aspect <= 2.1 and r.fill >= 0.86
 
 
 def _reading_order(quads: Sequence[Quad]) -> Iterator[tuple[int, Quad]]:

@@ -1,0 +1,128 @@
+"""Teaching photos as players take them: how often each is cut into the cards it shows.
+
+Teaching a deck starts by cutting every card's face out of its photos (``vision.teach.cut_cards``). The renderer
+draws teaching photos under each of ``vision.scene.TEACHING_CONDITIONS``: the mild photo from straight above,
+the phone held at a slant, a soft shadow over part of the cards, a dim warm bulb, a table as light as the cards,
+the held-out tables and printed cloths. Each photo shows one of the five teaching sets (twelve cards in two rows)
+of a deck of one of the six design families with the held-out fonts, the families and sets taken in turn.
+
+Each photo is cut as the app cuts it, told how many cards the player's list names. A photo is cut right when
+it gives as many faces as it shows cards, each face's outline holding the centre of
+the card's index that the list names at its place in reading order. A refused photo is counted by the reason
+given to the player (``vision.teach.Problem``). A photo cut into another number of faces than it shows is
+refused too, when the player's list is checked against it, but with a count that misleads; one cut into the
+right number of faces in the wrong places would teach the deck wrong faces, and is the worst outcome. For the faces cut right, the index box found on the face
+(``vision.teach.index_box``) is compared with the renderer's own (intersection over union).
+
+    python bench/bench_cutting.py [--photos 60] [--conditions mild,hand-held] [--processes 2] [--dev]
+
+Photos of record are drawn at seeds 910 000 on; ``--dev`` draws others (seeds 1 000 on), the ones to change the
+cutting by, so that the figures of record are not what chose it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+FIRST_SEED = 910_000
+DEV_SEED = 1_000
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def _cut(job: tuple[int, str]) -> tuple[str, list[float]]:
+    """One photo: its outcome ("right", "count", "order" or the refusal's Problem name) and, when it was cut
+    right, each face's index-box IoU against the renderer's box."""
+    import cv2
+    import numpy as np
+
+    from vision.families import FAMILIES, family_design
+    from vision.render import Split, render_card
+    from vision.scene import make_teaching_photo
+    from vision.teach import TEACHING_SETS, TeachingError, cut_cards, index_box
+
+    seed, conditions = job
+    k = seed % 1_000
+    design = family_design(np.random.default_rng([seed, 77]), FAMILIES[k % len(FAMILIES)], Split.HELDOUT)
+    cards = TEACHING_SETS[k % len(TEACHING_SETS)]
+    scene = make_teaching_photo([cards[:6], cards[6:]], design, seed, conditions=conditions)
+    try:
+        cut = cut_cards(scene.image, count=len(scene.cards))
+    except TeachingError as err:
+        return err.code.name.lower(), []
+    if len(cut) != len(scene.cards):
+        return "count", []
+    for c, laid in zip(cut, scene.cards, strict=True):
+        x0, y0, x1, y1 = laid.box
+        outline = np.asarray(c.quad, np.float32).reshape(-1, 1, 2)
+        if cv2.pointPolygonTest(outline, ((x0 + x1) / 2, (y0 + y1) / 2), False) < 0:
+            return "order", []
+    ious = []
+    for c, laid in zip(cut, scene.cards, strict=True):
+        _, box = render_card(laid.card, design, np.random.default_rng(0))
+        ious.append(_iou(index_box(c.face), box))
+    return "right", ious
+
+
+def main() -> None:
+    import numpy as np
+
+    from vision.scene import TEACHING_CONDITIONS
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--photos", type=int, default=60, help="photos per condition")
+    ap.add_argument("--conditions", default=",".join(TEACHING_CONDITIONS))
+    ap.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--dev", action="store_true", help=f"draw the dev photos (seeds {DEV_SEED}+)")
+    args = ap.parse_args()
+    conditions = [c.strip() for c in args.conditions.split(",") if c.strip()]
+    unknown = [c for c in conditions if c not in TEACHING_CONDITIONS]
+    if unknown:
+        ap.error(f"unknown conditions {unknown}; known: {', '.join(TEACHING_CONDITIONS)}")
+    first = DEV_SEED if args.dev else FIRST_SEED
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"{args.photos} teaching photos per condition, seeds {first}+, twelve cards each, the six families and five "
+        "teaching sets in turn\n"
+    )
+    print(
+        "| conditions | cut right | refused (why) | wrong number of cards | right number, wrong places "
+        "| index box IoU: median, share over 0.6 |"
+    )
+    print("|---|---|---|---|---|---|")
+    with ProcessPoolExecutor(args.processes) as pool:
+        for cond in conditions:
+            t0 = time.monotonic()
+            jobs = [(first + k, cond) for k in range(args.photos)]
+            outcomes = list(pool.map(_cut, jobs))
+            tally = Counter(o for o, _ in outcomes)
+            ious = [v for _, vs in outcomes for v in vs]
+            refused = {k: v for k, v in tally.items() if k not in ("right", "count", "order")}
+            why = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in sorted(refused.items())) or "none"
+            box = f"{np.median(ious):.3f}, {np.mean(np.array(ious) > 0.6):.3f}" if ious else "-"
+            print(
+                f"| {cond} | {tally['right']}/{args.photos} | {sum(refused.values())} ({why}) | "
+                f"{tally['count']} | {tally['order']} | {box} |",
+                flush=True,
+            )
+            print(f"<!-- {cond}: {time.monotonic() - t0:.0f} s -->", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
