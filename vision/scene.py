@@ -599,8 +599,8 @@ def make_vignette(seed: int, families: Sequence[Family] | None = None) -> Scene:
 TEACHING_SIZE = (2000, 1500)  # a teaching photo, pixels: a phone photo as the reader decodes it at half size
 
 
-# How a player may take a teaching photo, beyond the mild photo from straight above that ``make_teaching_photo``
-# draws by default (``TeachingConditions``): measured by ``bench/bench_cutting.py``.
+# How players may take a teaching photo, beyond the mild photo from straight above that ``make_teaching_photo``
+# draws by default: what ``bench/bench_cutting.py`` measures the cutting on.
 TEACHING_CONDITIONS = (
     "mild",
     "hand-held",
@@ -642,7 +642,8 @@ def make_teaching_photo(
     )
     canvas = _texture(str(rng.choice(textures)), w, h, rng)
     if conditions == "light-table":
-        # A white or pale laminate: the cards stand out by their rims, shadows and print, hardly by their paper.
+        # The table's grain or weave brightened to near the cards' paper: the cards stand out by their rims,
+        # shadows and print, hardly by their paper.
         canvas = canvas / max(float(canvas.mean()), 1.0) * float(extra.uniform(205, 245))
         canvas = np.clip(canvas * (1 + extra.normal(0, 0.02, 3)).astype(np.float32), 0, 255)
     cam = _hand_held_camera(w, h, extra) if conditions == "hand-held" else _mild_camera(w, h, rng)
@@ -674,8 +675,8 @@ def make_teaching_photo(
 
 
 def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
-    """A photo taken with the phone at a slant: the far side a sixth to a third narrower than the near one, and
-    turned by up to 8 degrees."""
+    """A photo taken with the phone at a slant: the far side 12-28 % narrower than the near one, and turned by
+    up to 8 degrees."""
     return _slanted_camera(w, h, rng, (0.06, 0.14), 0.01, 8.0)
 
 
