@@ -111,8 +111,8 @@ def test_dim_light_and_a_light_table_still_give_every_card(conditions: str) -> N
 )
 def test_a_shadow_or_a_cloth_of_several_colours_still_gives_every_card(conditions: str, seed: int) -> None:
     # Issue 17: a shadow across the table or a checked cloth is not one smooth colour, and a table model of
-    # one colour takes it for cards (these photos were refused as cards touching); the cards are told from a
-    # table of a few colours by their hue, which a shadow does not change.
+    # one colour takes it for cards (each of these photos was refused); the cards are told from a table of a
+    # few colours by their hue, which a shadow does not change.
     family = FAMILIES[seed % len(FAMILIES)]
     scene, _ = _photo(family, seed, TEACHING_SETS[seed % 5], conditions=conditions)
     _cut_where_they_lie(scene, cut_cards(scene.image))
@@ -154,6 +154,10 @@ def test_touching_or_overlapping_cards_are_refused(spacing: float) -> None:
     scene, _ = _photo(Family.TABBED, 6, TEACHING_SETS[1], spacing=spacing)
     with pytest.raises(TeachingError) as err:
         cut_cards(scene.image)
+    assert err.value.code is Problem.OVERLAPPING
+    # Told how many cards the list names, the second look at the table does not cut touching cards apart.
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(scene.image), list(TEACHING_SETS[1]))
     assert err.value.code is Problem.OVERLAPPING
 
 
