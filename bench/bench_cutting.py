@@ -38,19 +38,13 @@ FIRST_SEED = 910_000
 DEV_SEED = 1_000
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
-
-
 def _cut(job: tuple[int, str]) -> tuple[str, list[float]]:
     """One photo: its outcome ("right", "count", "order" or the refusal's Problem name) and, when it was cut
     right, each face's index-box IoU against the renderer's box."""
     import cv2
     import numpy as np
 
+    from vision.detections import box_iou
     from vision.families import FAMILIES, family_design
     from vision.render import Split, render_card
     from vision.scene import make_teaching_photo
@@ -75,7 +69,7 @@ def _cut(job: tuple[int, str]) -> tuple[str, list[float]]:
     ious = []
     for c, laid in zip(cut, scene.cards, strict=True):
         _, box = render_card(laid.card, design, np.random.default_rng(0))
-        ious.append(_iou(index_box(c.face), box))
+        ious.append(float(box_iou([index_box(c.face)], [box])[0, 0]))
     return "right", ious
 
 

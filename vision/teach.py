@@ -160,6 +160,12 @@ def _lab(bgr: NDArray[np.uint8]) -> NDArray[np.float32]:
     return np.asarray(cv2.cvtColor(bgr.astype(np.float32) / 255, cv2.COLOR_BGR2Lab), np.float32)
 
 
+def _spread(x: NDArray[np.floating[Any]]) -> NDArray[np.float32]:
+    """Per column, the spread of ``x`` that its outliers do not pull: the median absolute deviation, scaled to
+    a normal distribution's standard deviation."""
+    return np.asarray(np.median(np.abs(x - np.median(x, 0)), 0) * 1.4826, np.float32)
+
+
 def _surface(
     lab: NDArray[np.float32], keep: NDArray[np.bool_]
 ) -> tuple[NDArray[np.float32], NDArray[np.float32]]:
@@ -177,12 +183,12 @@ def _surface(
     coef = np.linalg.lstsq(a, b, rcond=None)[0]
     # Fitted twice: texture and the odd object on the table pull a plain least-squares fit, the inliers do not.
     res = b - a @ coef
-    mad = np.median(np.abs(res - np.median(res, 0)), 0) * 1.4826 + 1e-3
+    mad = _spread(res) + 1e-3
     inl = (np.abs(res) < 3 * mad).all(1)
     if inl.sum() > 100:
         coef = np.linalg.lstsq(a[inl], b[inl], rcond=None)[0]
         res = b[inl] - a[inl] @ coef
-    spread = np.median(np.abs(res - np.median(res, 0)), 0) * 1.4826
+    spread = _spread(res)
     # A floor per channel: a very plain table would otherwise make JPEG noise look like cards.
     spread = np.maximum(spread, np.array([1.5, 1.2, 1.2], np.float32))
     return np.asarray((basis @ coef).astype(np.float32)), np.asarray(spread, np.float32)
@@ -261,7 +267,7 @@ def _card_mask_by_hue(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
             own = pts[member == k]
             if len(own) < 50:
                 continue
-            spread = np.median(np.abs(own - np.median(own, 0)), 0) * 1.4826
+            spread = _spread(own)
             # Floors: a very plain table would otherwise make JPEG noise look like cards.
             spread = np.maximum(spread, np.array([0.4, 0.4, 0.3], np.float32))
             d = np.minimum(d, np.sqrt((((feat - centres[k]) / spread) ** 2).sum(-1)))
@@ -465,22 +471,18 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     )
     scale = small.shape[1] / w
     table = np.asarray(small, np.uint8)
+
     # The table as a smooth surface of one colour first; where that leaves no clean set of cards (a shadow
     # across the table, a checked or printed cloth), or not as many as the player names, the table as a few
     # colours told apart by their hue. Where neither settles it, the first look's answer stands.
-    looks: list[list[_Region] | TeachingError] = []
-    for mask_of in (_card_mask, _card_mask_by_hue):
-        try:
-            outlines = _card_outlines(mask_of(table))
-        except TeachingError as err:
-            looks.append(err)
-            continue
-        looks.append(outlines)
-        if count is None or len(outlines) == count:
-            break
-    found = looks[-1]
-    if isinstance(found, TeachingError) or (count is not None and len(found) != count):
-        found = looks[0]
+    def settled(look: list[_Region] | TeachingError) -> bool:
+        return not isinstance(look, TeachingError) and (count is None or len(look) == count)
+
+    found = _looked(_card_mask, table)
+    if not settled(found):
+        again = _looked(_card_mask_by_hue, table)
+        if settled(again):
+            found = again
     if isinstance(found, TeachingError):
         raise found
     cards = found
@@ -491,6 +493,16 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         out.append(CutCard(_warp_face(image, quad), quad, row))
     _white_balance(out)
     return out
+
+
+def _looked(
+    mask_of: Callable[[NDArray[np.uint8]], NDArray[np.uint8]], table: NDArray[np.uint8]
+) -> list[_Region] | TeachingError:
+    """The card outlines one table model finds in the photo, or why it finds no clean set of cards."""
+    try:
+        return _card_outlines(mask_of(table))
+    except TeachingError as err:
+        return err
 
 
 def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
