@@ -75,6 +75,7 @@ class Problem(enum.Enum):
     OVERLAPPING = "overlapping"
     SIDEWAYS = "sideways"
     UNCLEAR_OUTLINE = "unclear-outline"
+    BUSY_TABLE = "busy-table"
     BAD_CARDS = "bad-cards"
     BAD_NAME = "bad-name"
     NO_DECK = "no-deck"
@@ -202,6 +203,10 @@ def _border(h: int, w: int) -> NDArray[np.bool_]:
     return keep
 
 
+# The fewest of the table's spreads a pixel lies from it to be taken for card.
+_NEAREST_CARD = 4.5
+
+
 def _outlined(d: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
     """The card mask from each pixel's distance to the table model (in the table's own spreads), and the
     pixels to fit the table to next: those a margin away from the cards (their shadows)."""
@@ -209,7 +214,7 @@ def _outlined(d: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.boo
     # The table's own pixels lie within a few spreads of its model; a card's paper, ink or rim far out.
     d8 = np.clip(d * 10, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = float(np.clip(otsu / 10, 4.5, 12.0))
+    thr = float(np.clip(otsu / 10, _NEAREST_CARD, 12.0))
     raw = np.asarray((d > thr).astype(np.uint8) * 255, np.uint8)
     opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -460,7 +465,7 @@ def _where(regions: Sequence[_Region], r: _Region) -> str:
 def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCard]:
     """The cards of a teaching photo (BGR), each warped to an upright face of the renderer's size, in reading
     order. Raises :class:`TeachingError` when no card is found or when outlines show cards touching,
-    overlapping, lying sideways or not standing out from the table. ``count``, the number of cards the player
+    overlapping, lying sideways or not standing out from the table, or a patterned table hides them. ``count``, the number of cards the player
     says the photo shows, lets a second look at the table settle a first one that found another number."""
     h, w = image.shape[:2]
     scale = _WORK_SIDE / max(h, w)
@@ -484,6 +489,14 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         if settled(again):
             found = again
     if isinstance(found, TeachingError):
+        if _busy(table):
+            # On a patterned cloth the outlines fail for the pattern's sake: "a card lies sideways" (a stripe)
+            # or "cards touch" (dots bridging the gaps) would send the player to fix cards that lie right.
+            raise TeachingError(
+                Problem.BUSY_TABLE,
+                "the table's pattern hides the cards' outlines: lay the cards on a plain surface that differs "
+                "from them, a finger's width apart, and take the photo again",
+            )
         raise found
     cards = found
     lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
@@ -493,6 +506,29 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         out.append(CutCard(_warp_face(image, quad), quad, row))
     _white_balance(out)
     return out
+
+
+# A table is patterned rather than plain when, in the photo's outer band, its spread about its smooth colour (the
+# length of the Lab spreads) passes the first figure, or when more separate specks than the second stand out from
+# it: blotches, stripes, marble and checks widen the spread, polka dots (too small a share of the table to move a
+# median) make specks. Plain wood, felt, a weave, a shadow and a table as light as the cards stay under both
+# (bench/bench_cutting.py's dev photos chose them).
+_BUSY_SPREAD = 18.0
+_BUSY_SPECKS = 50
+
+
+def _busy(table: NDArray[np.uint8]) -> bool:
+    """Whether the photo's table (at working size) is patterned: printed, checked, marbled, dotted."""
+    h, w = table.shape[:2]
+    lab = _lab(np.asarray(cv2.GaussianBlur(table, (0, 0), 1.0), np.uint8))
+    band = _border(h, w)
+    bg, spread = _surface(lab, band)
+    if float(np.linalg.norm(spread)) > _BUSY_SPREAD:
+        return True
+    # A speck is what the first look would take for card at the least.
+    out = ((np.sqrt((((lab - bg) / spread) ** 2).sum(-1)) > _NEAREST_CARD) & band).astype(np.uint8)
+    _, _, stats, _ = cv2.connectedComponentsWithStats(out)
+    return int((stats[1:, cv2.CC_STAT_AREA] >= 12).sum()) >= _BUSY_SPECKS
 
 
 def _looked(

@@ -147,6 +147,10 @@ def problem(code: str, english: str, **values: Any) -> str:
             "them, in even light, from straight above.",
             where=where,
         ),
+        "busy-table": lambda: gettext(
+            "The table's pattern hides the cards' outlines: lay the cards on a plain surface that differs from "
+            "them, a finger's width apart, and take the photo again."
+        ),
         "bad-cards": lambda: gettext(
             "The card list cannot be read: name the cards as R1 to R12, B1 to B12, G1 to G12, Y1 to Y12, W "
             "(Wild) and S (Skip)."

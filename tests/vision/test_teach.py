@@ -118,6 +118,19 @@ def test_a_shadow_or_a_cloth_of_several_colours_still_gives_every_card(condition
     _cut_where_they_lie(scene, cut_cards(scene.image))
 
 
+@pytest.mark.parametrize("seed", [94, 122, 129])
+def test_a_photo_refused_on_a_patterned_cloth_says_the_pattern_is_why(seed: int) -> None:
+    # Issue 17: on blotches or polka dots the outlines fail for the cloth's sake, and "a card lies sideways" or
+    # "cards touch" would send the player to move cards that lie right; the refusal names the table instead.
+    # (Cards that really touch on a plain table are still told so: test_touching_or_overlapping_cards...)
+    cards = TEACHING_SETS[seed % 5]
+    scene, _ = _photo(FAMILIES[seed % len(FAMILIES)], seed, cards, conditions="printed-cloth")
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(scene.image), list(cards))
+    assert err.value.code is Problem.BUSY_TABLE
+    assert "plain surface" in str(err.value)
+
+
 def test_unknown_teaching_photo_conditions_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown teaching photo conditions"):
         _photo(Family.CLASSIC, 1, TEACHING_SETS[0], conditions="underwater")

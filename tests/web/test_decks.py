@@ -356,6 +356,20 @@ def test_a_teaching_run_goes_on_in_its_own_process_and_reports_its_progress(clie
     assert wait_for(client, ["done", "failed"])["state"] == "done"
 
 
+@pytest.mark.parametrize("lang", ["en", "de", "ro"])
+def test_every_refusal_of_a_teaching_photo_has_its_own_sentence_in_each_language(app, lang):
+    # Issue 17: the page words a refusal from its code, so a code without a sentence of its own would reach a
+    # German or Romanian player in English (and one without a place as a sentence with a hole).
+    from flask_babel import force_locale
+
+    from companion.decks import words
+
+    with app.test_request_context(), force_locale(lang):
+        for problem in vision.Problem:
+            sentence = words.problem(problem.value, "UNWORDED", found=3, named=4, name="kitchen", place=None)
+            assert sentence != "UNWORDED" and "%(" not in sentence, problem
+
+
 def test_a_failed_run_says_which_photo_and_why_in_the_pages_language(client, decks, with_training):
     (decks).mkdir()
     (decks / "fail").touch()
