@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
+from vision.crops import CLASS_CARDS, NONE_CLASS
 from vision.detections import Box, box_iou
 from vision.scene import Scene
 
@@ -118,3 +120,72 @@ class Tally:
     def kinds_text(self) -> str:
         """The error kinds as the benches' tables print them: missed / wrong colour / wrong figure / extra."""
         return " / ".join(str(self.kinds[k]) for k in ("missed", "colour", "figure", "extra"))
+
+
+PHOTO_SUFFIXES = (".jpg", ".jpeg", ".png")
+
+
+@dataclass(frozen=True)
+class LabelledPhoto:
+    """A photo and what it shows, as a person named it: ``groups`` in table order when ``grouped``, else one
+    group holding its cards in ``str`` order (a kept photo's labels name its cards, not their groups)."""
+
+    path: Path
+    groups: tuple[tuple[str, ...], ...]
+    grouped: bool
+
+    def scored(self, read: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+        """A reading in the form ``groups`` has, for :meth:`Tally.add`."""
+        if self.grouped:
+            return [tuple(g) for g in read]
+        return [tuple(sorted(c for g in read for c in g))]
+
+
+def labelled_photos(folder: Path) -> list[LabelledPhoto]:
+    """The photos of ``folder`` with what each shows: either photos with a text file of the same name beside
+    each naming its groups as a lay-down is typed ("R7 B7 G7 | G3 Y4 W B6"), or a folder of kept photos
+    (``images/`` and ``labels/``, ``vision.train.write_extra_example``'s layout). Photos without a text file are
+    left out; ``ValueError`` names a text file or label that cannot be read, or a folder without a photo."""
+    if (folder / "images").is_dir() and (folder / "labels").is_dir():
+        return _kept_photos(folder)
+    from vision.teach import TeachingError, parse_cards  # the teaching photo's card lists, one per group
+
+    out = []
+    for photo in sorted(p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES):
+        named = photo.with_suffix(".txt")
+        if not named.is_file():
+            continue
+        groups = []
+        for part in named.read_text(encoding="utf-8").split("|"):
+            if not part.replace(",", " ").strip():
+                continue
+            try:
+                groups.append(tuple(str(c) for c in parse_cards(part)))
+            except TeachingError as exc:
+                raise ValueError(f"{named}: {exc}") from None
+        if not groups:
+            raise ValueError(f"{named}: names no cards")
+        out.append(LabelledPhoto(photo, tuple(groups), grouped=True))
+    if not out:
+        raise ValueError(f"{folder}: no photo with a text file of the same name naming its cards")
+    return out
+
+
+def _kept_photos(folder: Path) -> list[LabelledPhoto]:
+    out = []
+    for photo in sorted(p for p in (folder / "images").iterdir() if p.suffix.lower() in PHOTO_SUFFIXES):
+        label = folder / "labels" / f"{photo.stem}.txt"
+        if not label.is_file():
+            continue
+        cards = []
+        for line in label.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != 5 or not parts[0].isdigit() or not 0 <= int(parts[0]) < NONE_CLASS:
+                raise ValueError(f"{label}: {line!r} is not a card's label line (CLASS cx cy w h)")
+            cards.append(str(CLASS_CARDS[int(parts[0])]))
+        out.append(LabelledPhoto(photo, (tuple(sorted(cards)),), grouped=False))
+    if not out:
+        raise ValueError(f"{folder}: no labelled photo in images/ and labels/")
+    return out
