@@ -147,6 +147,14 @@ def box_iou(a: Sequence[Box] | Floats, b: Sequence[Box] | Floats) -> Floats:
     return overlaps(a, b)[0]
 
 
+def outline_iou(a: ArrayLike, b: ArrayLike) -> float:
+    """Intersection over union of two convex outlines (their corners in order, e.g. a card's four)."""
+    p, q = (np.asarray(x, np.float32).reshape(-1, 2) for x in (a, b))
+    inter, _ = cv2.intersectConvexConvex(p, q)
+    union = abs(cv2.contourArea(p)) + abs(cv2.contourArea(q)) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
 def nms(xywh: ArrayLike, scores: ArrayLike, score_floor: float, max_iou: float) -> Indexes:
     """The rows OpenCV's non-maximum suppression keeps of boxes given as x, y, width, height (score above
     ``score_floor``, strongest first, none overlapping a stronger kept one by more than ``max_iou``), in the order

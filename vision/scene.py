@@ -59,6 +59,9 @@ class Scene:
     cards: list[PlacedCard]
     groups: list[list[Card]]  # ground truth, in table order (rows top to bottom, then loose cards)
     negatives: list[tuple[float, float, float, float]] = field(default_factory=list)
+    # Teaching photos only: each card's outline (its four corners in image pixels, top-left first, clockwise),
+    # in the order of ``cards``, for measuring how closely the cutter follows it.
+    outlines: list[np.ndarray] = field(default_factory=list)
 
 
 def _texture(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
@@ -671,7 +674,9 @@ def make_teaching_photo(
         canvas = canvas * float(extra.uniform(0.55, 0.8)) * np.array([1 - warm, 1, 1 + warm], np.float32)
         canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
         canvas = np.clip(canvas, 0, 255)
-    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives)
+    corners = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float64)
+    outlines = [_project(cam @ m, corners) for _, m, _, _ in plan]
+    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives, outlines)
 
 
 def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.detections import Detections, box_iou, match_boxes, shared_fraction, suppress
+from vision.detections import Detections, box_iou, match_boxes, outline_iou, shared_fraction, suppress
 from vision.inference import Runtime
 
 BOXES = [(0.0, 0.0, 10.0, 10.0), (20.0, 0.0, 30.0, 10.0), (40.0, 0.0, 50.0, 10.0)]
@@ -127,3 +127,13 @@ def test_the_runtime_is_named_once(
 def test_an_unknown_runtime_is_refused() -> None:
     with pytest.raises(ValueError, match="use onnxruntime or opencv"):
         Runtime.named("torch")
+
+
+def test_outline_iou_of_turned_and_shifted_quads() -> None:
+    # The cutting bench's measure of a cut face against its card's outline (any convex four corners).
+    square = [(0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0)]
+    assert outline_iou(square, square) == 1.0
+    assert abs(outline_iou(square, [(x + 5, y) for x, y in square]) - 1 / 3) < 1e-6
+    diamond = [(5.0, 0.0), (10.0, 5.0), (5.0, 10.0), (0.0, 5.0)]  # inside the square, half its area
+    assert abs(outline_iou(square, diamond) - 0.5) < 1e-6
+    assert outline_iou(square, [(20.0, 0.0), (30.0, 0.0), (30.0, 10.0), (20.0, 10.0)]) == 0.0
