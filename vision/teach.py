@@ -464,9 +464,10 @@ def _where(regions: Sequence[_Region], r: _Region) -> str:
 
 def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCard]:
     """The cards of a teaching photo (BGR), each warped to an upright face of the renderer's size, in reading
-    order. Raises :class:`TeachingError` when no card is found or when outlines show cards touching,
-    overlapping, lying sideways or not standing out from the table, or a patterned table hides them. ``count``, the number of cards the player
-    says the photo shows, lets a second look at the table settle a first one that found another number."""
+    order. Raises :class:`TeachingError` when no card is found, when outlines show cards touching, overlapping,
+    lying sideways, not standing out from the table or cut short, or when a patterned table hides them.
+    ``count``, the number of cards the player says the photo shows, lets a second look at the table settle a
+    first one that found another number."""
     h, w = image.shape[:2]
     scale = _WORK_SIDE / max(h, w)
     small = (
@@ -478,16 +479,27 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     table = np.asarray(small, np.uint8)
 
     # The table as a smooth surface of one colour first; where that leaves no clean set of cards (a shadow
-    # across the table, a checked or printed cloth), or not as many as the player names, the table as a few
-    # colours told apart by their hue. Where neither settles it, the first look's answer stands.
+    # across the table, a checked or printed cloth), not as many as the player names, or a card's outline cut
+    # short, the table as a few colours told apart by their hue. Where neither settles it, the first look's
+    # answer stands.
     def settled(look: list[_Region] | TeachingError) -> bool:
         return not isinstance(look, TeachingError) and (count is None or len(look) == count)
 
+    lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
+
+    def outlines(look: list[_Region]) -> list[Quad]:
+        return [_fit_sides(r.quad / scale, lab) for r in look]
+
     found = _looked(_card_mask, table)
-    if not settled(found):
+    quads = outlines(found) if settled(found) and isinstance(found, list) else None
+    short = None if quads is None else _cut_short(quads)
+    if quads is None or short is not None:
         again = _looked(_card_mask_by_hue, table)
-        if settled(again):
-            found = again
+        if settled(again) and isinstance(again, list):
+            again_quads = outlines(again)
+            again_short = _cut_short(again_quads)
+            if again_short is None or quads is None:
+                found, quads, short = again, again_quads, again_short
     if isinstance(found, TeachingError):
         if _busy(table):
             # On a patterned cloth the outlines fail for the pattern's sake: "a card lies sideways" (a stripe)
@@ -498,14 +510,47 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
                 "from them, a finger's width apart, and take the photo again",
             )
         raise found
-    cards = found
-    lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
-    quads = [_fit_sides(r.quad / scale, lab) for r in cards]
+    if short is not None:
+        # Better no face than one cut short of its index: the deck would learn the card without it.
+        raise _unclear(found, found[short])
+    if quads is None:
+        quads = outlines(found)
     out = []
     for row, quad in _reading_order(quads):
         out.append(CutCard(_warp_face(image, quad), quad, row))
     _white_balance(out)
     return out
+
+
+# An outline is cut short where the card's print matches the table (a green band on a teal cloth), and its face
+# would be taught without the index there: an outline this much smaller, or this much squatter, than a card where
+# it lies is not taken. The squatness is what tells a band cut off (bench/bench_cutting.py's dev photos: the
+# figure lies halfway between the outlines cut short and the squattest of the rest); the size is a net for a
+# corner cut off both ways.
+_SHORT_AREA = 0.8
+_SHORT_ASPECT = 0.875
+
+
+def _cut_short(quads: Sequence[Quad]) -> int | None:
+    """Which of the outlines (fitted to a photo's cards) is cut short: much smaller or squatter than the others
+    say a card is where it lies (the log of each fitted as a plane over the outlines, as ``_card_area`` does).
+    None when none is, or too few outlines to tell."""
+    if len(quads) < 4:
+        return None
+    q = np.asarray(quads, np.float64)
+    centres = q.mean(1)
+
+    def side(i: int, j: int) -> NDArray[np.float64]:
+        return np.asarray(np.hypot(*(q[:, j] - q[:, i]).T), np.float64)
+
+    area = np.log([abs(float(cv2.contourArea(x.astype(np.float32)))) + 1e-6 for x in q])
+    aspect = np.log((side(0, 3) + side(1, 2)) / (side(0, 1) + side(3, 2) + 1e-6) + 1e-6)
+    for y, tolerance, floor in ((area, 0.25, _SHORT_AREA), (aspect, 0.06, _SHORT_ASPECT)):
+        off = y - _plane(centres, y, tolerance, float(np.median(y)), reach=None)(centres)
+        worst = int(np.argmin(off))
+        if off[worst] < math.log(floor):
+            return worst
+    return None
 
 
 # A table is patterned rather than plain when, in the photo's outer band, its spread about its smooth colour (the
@@ -589,18 +634,22 @@ def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
                     "width between neighbours, and take the photo again",
                     place=_place(regions, r),
                 )
-            raise TeachingError(
-                Problem.UNCLEAR_OUTLINE,
-                f"a card's outline is unclear{_where(regions, r)}: photograph the cards on a "
-                "plain table that differs from them, in even light, from straight above",
-                place=_place(regions, r),
-            )
+            raise _unclear(regions, r)
         cards.append(r)
     if not cards:
         raise TeachingError(
             Problem.NO_CARDS, "no cards found in the photo: lay the cards face up on a plain table"
         )
     return cards
+
+
+def _unclear(regions: Sequence[_Region], r: _Region) -> TeachingError:
+    return TeachingError(
+        Problem.UNCLEAR_OUTLINE,
+        f"a card's outline is unclear{_where(regions, r)}: photograph the cards on a plain table that differs "
+        "from them, in even light, from straight above",
+        place=_place(regions, r),
+    )
 
 
 def _mend(regions: list[_Region], typical: float) -> list[_Region]:
@@ -629,31 +678,43 @@ def _mend(regions: list[_Region], typical: float) -> list[_Region]:
 
 def _card_area(single: Sequence[_Region], typical: float) -> Callable[[tuple[float, float]], float]:
     """A card's area where it lies in the photo. A phone held at a slant sees the far row smaller than the near
-    one, so one size for the whole photo would take near cards for two: the log
-    of the area is fitted as a plane over the outlines that have a card's shape, twice, the second time
-    without those the first fit does not explain (two cards joined, a torn outline)."""
+    one, so one size for the whole photo would take near cards for two: the log of the area is fitted as a plane
+    over the outlines that have a card's shape (``_plane``: a joined pair or a torn outline left out)."""
     if len(single) < 4:
         return lambda _centre: typical
     xy = np.array([r.centre for r in single], np.float64)
+    at = _plane(xy, np.log([r.area for r in single]), 0.25, math.log(typical))
+    return lambda centre: float(math.exp(at(np.asarray([centre], np.float64))[0]))
+
+
+def _plane(
+    xy: NDArray[np.float64],
+    y: NDArray[np.float64],
+    tolerance: float,
+    start: float,
+    reach: float | None = 0.75,
+) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    """A plane through ``y`` over the points ``xy``, fitted twice, the second time without the points more than
+    ``tolerance`` off the first fit (``start``, flat, where fewer than four are left). Its value at other points
+    is not extrapolated beyond ``reach`` (in the points' own spans from their mean): a card off on its own."""
     scale = float(np.ptp(xy, 0).max()) or 1.0
-    a = np.column_stack([np.ones(len(xy)), (xy - xy.mean(0)) / scale])
-    y = np.log([r.area for r in single])
+    mean = xy.mean(0)
+    a = np.column_stack([np.ones(len(xy)), (xy - mean) / scale])
     keep = np.ones(len(y), bool)
-    coef = np.array([math.log(typical), 0.0, 0.0])
+    coef = np.array([start, 0.0, 0.0])
     for _ in range(2):
         if keep.sum() < 4:
             break
         coef = np.linalg.lstsq(a[keep], y[keep], rcond=None)[0]
-        keep = np.abs(y - a @ coef) < 0.25
-    mean = xy.mean(0)
+        keep = np.abs(y - a @ coef) < tolerance
 
-    def area(centre: tuple[float, float]) -> float:
-        u = (np.asarray(centre, np.float64) - mean) / scale
-        # Beyond the laid cards (a card off on its own) the plane is not extrapolated far.
-        u = np.clip(u, -0.75, 0.75)
-        return float(math.exp(coef[0] + coef[1] * u[0] + coef[2] * u[1]))
+    def at(points: NDArray[np.float64]) -> NDArray[np.float64]:
+        u = (points - mean) / scale
+        if reach is not None:
+            u = np.clip(u, -reach, reach)
+        return np.asarray(coef[0] + u @ coef[1:], np.float64)
 
-    return area
+    return at
 
 
 def _gap(a: _Region, b: _Region) -> float:

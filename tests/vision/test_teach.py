@@ -17,6 +17,7 @@ import pytest
 from companion.cli import deck as deck_cli
 from companion.rules.cards import Card
 from vision.crops import CLASS_OF
+from vision.detections import outline_iou
 from vision.families import FAMILIES, Family, family_design
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 from vision.scene import SYMBOLS, Scene, make_scene, make_teaching_photo
@@ -83,9 +84,31 @@ def test_cutting_finds_every_card_in_reading_order(family: Family) -> None:
 
 def _cut_where_they_lie(scene: Scene, cut: Sequence[Any]) -> None:
     assert len(cut) == len(scene.cards)
-    for laid, c in zip(scene.cards, cut, strict=True):
+    for laid, c, outline in zip(scene.cards, cut, scene.outlines, strict=True):
         x0, y0, x1, y1 = laid.box
         assert cv2.pointPolygonTest(c.quad.astype(np.float32), ((x0 + x1) / 2, (y0 + y1) / 2), False) > 0
+        # The whole card, not only the part round its index: a face cut short would be taught short.
+        assert outline_iou(c.quad, outline) > 0.9, laid.card
+
+
+def test_a_card_whose_edge_matches_the_table_is_not_cut_short() -> None:
+    # Issue 17: where a card's band is printed in the table's colour (a green band on a teal cloth) its outline
+    # stops at the band, and the face would be taught without the index printed there. Here the top of one card
+    # is painted in the table's colour; the cut must take the whole card or refuse, saying where.
+    scene, _ = _photo(Family.TABBED, 12, TEACHING_SETS[0])
+    image = scene.image.copy()
+    tl, tr, br, bl = scene.outlines[8]  # the second row's third card
+    band = np.array([tl, tr, tr + 0.16 * (br - tr), tl + 0.16 * (bl - tl)], np.int32)
+    beside = (tl + tr) / 2 - 0.1 * (bl - tl)  # the table just above the card
+    colour = image[int(beside[1]) - 3 : int(beside[1]) + 3, int(beside[0]) - 3 : int(beside[0]) + 3]
+    cv2.fillPoly(image, [band], [float(v) for v in colour.reshape(-1, 3).mean(0)])
+    try:
+        cut = cut_cards(image, count=12)
+    except TeachingError as err:
+        assert err.code is Problem.UNCLEAR_OUTLINE
+        assert err.values["place"] == ("bottom", "middle") and "bottom middle" in str(err)
+    else:
+        _cut_where_they_lie(scene, cut)
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.value)
