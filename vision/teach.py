@@ -346,6 +346,12 @@ def _intersect(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.flo
     return np.array([a[2] + t * a[0], a[3] + t * a[1]])
 
 
+# How strong a step must be, as a share of the strongest across a card's side, to be taken for its edge
+# (bench/bench_cutting.py's dev photos chose it among a half, a quarter and a sixth: a half took printed frames for
+# the edge on light tables and in shadows, a sixth reached out into the table's grain).
+_EDGE_SHARE = 0.25
+
+
 def _fit_sides(quad: Quad, lab: NDArray[np.float32]) -> Quad:
     """Corners from lines fitted to the card's four edges: along each side of ``quad``, the card's edge is the
     outermost strong step in colour near it (a shadow beside a card is a soft step, a dark card's light rim
@@ -379,9 +385,12 @@ def _fit_sides(quad: Quad, lab: NDArray[np.float32]) -> Quad:
             if score.max() < 4.0:
                 continue
             # The outermost strong step, at its peak: the window keeps a step's score high for a few samples,
-            # and a frame printed a few pixels inside the edge has a peak of its own next to the edge's.
+            # and a frame printed a few pixels inside the edge has a peak of its own next to the edge's. On a
+            # table nearly the card's colour (a light table, a shadow) the edge is a faint step outside a
+            # strong one (the frame, a coloured face's rim), so a step counts from a quarter of the strongest.
             inner, mid, outer = score[:-2], score[1:-1], score[2:]
-            peaks = np.flatnonzero((mid >= inner) & (mid > outer) & (mid >= 0.5 * score.max())) + 1
+            strong = max(4.0, _EDGE_SHARE * float(score.max()))
+            peaks = np.flatnonzero((mid >= inner) & (mid > outer) & (mid >= strong)) + 1
             if peaks.size == 0:
                 continue
             j = int(peaks.max())

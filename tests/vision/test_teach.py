@@ -88,7 +88,7 @@ def _cut_where_they_lie(scene: Scene, cut: Sequence[Any]) -> None:
         x0, y0, x1, y1 = laid.box
         assert cv2.pointPolygonTest(c.quad.astype(np.float32), ((x0 + x1) / 2, (y0 + y1) / 2), False) > 0
         # The whole card, not only the part round its index: a face cut short would be taught short.
-        assert outline_iou(c.quad, outline) > 0.9, laid.card
+        assert outline_iou(c.quad, outline) > 0.85, laid.card
 
 
 def test_a_card_whose_edge_matches_the_table_is_not_cut_short() -> None:
