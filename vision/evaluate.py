@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from companion.rules.cards import parse_groups
 from vision.crops import CLASS_CARDS, NONE_CLASS
 from vision.detections import Box, box_iou
 from vision.scene import Scene
@@ -148,21 +149,15 @@ def labelled_photos(folder: Path) -> list[LabelledPhoto]:
     left out; ``ValueError`` names a text file or label that cannot be read, or a folder without a photo."""
     if (folder / "images").is_dir() and (folder / "labels").is_dir():
         return _kept_photos(folder)
-    from vision.teach import TeachingError, parse_cards  # the teaching photo's card lists, one per group
-
     out = []
     for photo in sorted(p for p in folder.iterdir() if p.suffix.lower() in PHOTO_SUFFIXES):
         named = photo.with_suffix(".txt")
         if not named.is_file():
             continue
-        groups = []
-        for part in named.read_text(encoding="utf-8").split("|"):
-            if not part.replace(",", " ").strip():
-                continue
-            try:
-                groups.append(tuple(str(c) for c in parse_cards(part)))
-            except TeachingError as exc:
-                raise ValueError(f"{named}: {exc}") from None
+        try:
+            groups = [tuple(str(c) for c in g) for g in parse_groups(named.read_text(encoding="utf-8")) if g]
+        except ValueError as exc:
+            raise ValueError(f"{named}: {exc}") from None
         if not groups:
             raise ValueError(f"{named}: names no cards")
         out.append(LabelledPhoto(photo, tuple(groups), grouped=True))

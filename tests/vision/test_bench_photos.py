@@ -67,9 +67,9 @@ def test_kept_photos_are_scored_by_their_cards(tmp_path: Path, capsys: pytest.Ca
 @pytest.mark.parametrize(
     ("named", "says"),
     [
-        ("R7 X9", "'X9' is not a Phase 10 card"),
+        ("R7 X9", "'X9' is not a card"),
         (" | ", "names no cards"),
-        ("R13", "'R13' is not a Phase 10 card"),
+        ("R13", "'R13' is not a card: numbers run from 1 to 12"),
     ],
 )
 def test_a_name_that_cannot_be_read_is_refused_with_its_file(tmp_path: Path, named: str, says: str) -> None:
