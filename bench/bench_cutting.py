@@ -72,7 +72,7 @@ def _cut(job: tuple[int, str]) -> tuple[str, list[float], list[float]]:
         outline = np.asarray(c.quad, np.float32).reshape(-1, 1, 2)
         if cv2.pointPolygonTest(outline, ((x0 + x1) / 2, (y0 + y1) / 2), False) < 0:
             return "order", [], []
-    faces = [outline_iou(c.quad, card) for c, card in zip(cut, scene.outlines, strict=True)]
+    faces = [outline_iou(c.quad, laid.outline) for c, laid in zip(cut, scene.cards, strict=True)]
     ious = []
     for c, laid in zip(cut, scene.cards, strict=True):
         _, box = render_card(laid.card, design, np.random.default_rng(0))

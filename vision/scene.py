@@ -51,6 +51,9 @@ class PlacedCard:
     box: tuple[float, float, float, float]  # index box, image pixels
     group: int  # index into Scene.groups
     visible: bool
+    outline: (
+        np.ndarray
+    )  # the whole card's four corners, image pixels, in the order its face's corners are drawn
 
 
 @dataclass(slots=True)
@@ -59,9 +62,6 @@ class Scene:
     cards: list[PlacedCard]
     groups: list[list[Card]]  # ground truth, in table order (rows top to bottom, then loose cards)
     negatives: list[tuple[float, float, float, float]] = field(default_factory=list)
-    # Teaching photos only: each card's outline (its four corners in image pixels, top-left first, clockwise),
-    # in the order of ``cards``, for measuring how closely the cutter follows it.
-    outlines: list[np.ndarray] = field(default_factory=list)
 
 
 def _texture(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
@@ -491,7 +491,7 @@ def _lay_cards(
     polarity at the chance ``recolour``."""
     h, w = canvas.shape[:2]
     owner = np.full((h, w), -1, np.int32)
-    placed: list[tuple[Card, np.ndarray, int]] = []
+    placed: list[tuple[Card, np.ndarray, int, np.ndarray]] = []
     owned: list[tuple[int, tuple[float, float, float, float]]] = []  # (the card it lies on, box)
     for idx, (card, m, g, upside_down) in enumerate(plan):
         taught = faces.get(card) if faces is not None else None
@@ -511,7 +511,7 @@ def _lay_cards(
         cv2.fillPoly(owner, [np.round(quad).astype(np.int32)], idx)
         x1, y1, x2, y2 = ibox
         corner = _project(full, np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64))
-        placed.append((card, corner, g))
+        placed.append((card, corner, g, quad))
         # The opposite (upside-down) corner and the big centre figure are what the index must not be taken for.
         opp = _project(full, np.array([[CARD_W - x2, CARD_H - y2], [CARD_W - x1, CARD_H - y1]], np.float64))
         owned.append((idx, _bounds(opp)))
@@ -526,7 +526,7 @@ def _lay_cards(
             owned.append((idx, _bounds(copy)))
 
     cards_out: list[PlacedCard] = []
-    for idx, (card, corner, g) in enumerate(placed):
+    for idx, (card, corner, g, quad) in enumerate(placed):
         poly = np.round(corner).astype(np.int32)
         x0, y0 = poly.min(0)
         x1, y1 = poly.max(0)
@@ -537,7 +537,7 @@ def _lay_cards(
         area = int(mask.sum())
         seen = int(((owner == idx) & (mask == 1)).sum())
         visible = area > 0 and inside > 0.8 and seen / area > 0.6
-        cards_out.append(PlacedCard(card, bx, g, visible))
+        cards_out.append(PlacedCard(card, bx, g, visible, quad))
     negatives = [n for i, n in owned if _mostly_owned(owner, n, i) and n[2] > n[0] + 4 and n[3] > n[1] + 4]
     negatives += [
         n
@@ -674,9 +674,7 @@ def make_teaching_photo(
         canvas = canvas * float(extra.uniform(0.55, 0.8)) * np.array([1 - warm, 1, 1 + warm], np.float32)
         canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
         canvas = np.clip(canvas, 0, 255)
-    corners = np.array([[0, 0], [CARD_W, 0], [CARD_W, CARD_H], [0, CARD_H]], np.float64)
-    outlines = [_project(cam @ m, corners) for _, m, _, _ in plan]
-    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives, outlines)
+    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives)
 
 
 def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:

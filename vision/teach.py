@@ -41,7 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import cv2
 import numpy as np
@@ -491,7 +491,7 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     # across the table, a checked or printed cloth), not as many as the player names, or a card's outline cut
     # short, the table as a few colours told apart by their hue. Where neither settles it, the first look's
     # answer stands.
-    def settled(look: list[_Region] | TeachingError) -> bool:
+    def settled(look: list[_Region] | TeachingError) -> TypeGuard[list[_Region]]:
         return not isinstance(look, TeachingError) and (count is None or len(look) == count)
 
     lab = _lab(np.asarray(cv2.GaussianBlur(image, (0, 0), 0.8), np.uint8))
@@ -500,11 +500,11 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         return [_fit_sides(r.quad / scale, lab) for r in look]
 
     found = _looked(_card_mask, table)
-    quads = outlines(found) if settled(found) and isinstance(found, list) else None
+    quads = outlines(found) if settled(found) else None
     short = None if quads is None else _cut_short(quads)
     if quads is None or short is not None:
         again = _looked(_card_mask_by_hue, table)
-        if settled(again) and isinstance(again, list):
+        if settled(again):
             again_quads = outlines(again)
             again_short = _cut_short(again_quads)
             if again_short is None or quads is None:
@@ -521,7 +521,7 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         raise found
     if short is not None:
         # Better no face than one cut short of its index: the deck would learn the card without it.
-        raise _unclear(found, found[short])
+        raise _refused(Problem.UNCLEAR_OUTLINE, _UNCLEAR, found, found[short])
     if quads is None:
         quads = outlines(found)
     out = []
@@ -622,28 +622,13 @@ def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
         if r.area < 0.35 * min(here, typical):
             continue  # crumbs, coins, a pen: not a card, and too small to hide one
         if r.area > 1.3 * expected or (r.area > 0.7 * expected and r.fill < 0.8):
-            raise TeachingError(
-                Problem.OVERLAPPING,
-                f"cards touch or overlap{_where(regions, r)}: lay them apart, a finger's "
-                "width between neighbours, and take the photo again",
-                place=_place(regions, r),
-            )
+            raise _refused(Problem.OVERLAPPING, _TOUCHING, regions, r)
         if _card_shaped(r) and not r.upright:
-            raise TeachingError(
-                Problem.SIDEWAYS,
-                f"a card lies sideways{_where(regions, r)}: lay every card upright, its "
-                "number at the top left",
-                place=_place(regions, r),
-            )
+            raise _refused(Problem.SIDEWAYS, _SIDEWAYS, regions, r)
         if not _card_shaped(r):
             if r.aspect > 1.25 and r.area > 0.9 * expected:
-                raise TeachingError(
-                    Problem.OVERLAPPING,
-                    f"cards touch or overlap{_where(regions, r)}: lay them apart, a finger's "
-                    "width between neighbours, and take the photo again",
-                    place=_place(regions, r),
-                )
-            raise _unclear(regions, r)
+                raise _refused(Problem.OVERLAPPING, _TOUCHING, regions, r)
+            raise _refused(Problem.UNCLEAR_OUTLINE, _UNCLEAR, regions, r)
         cards.append(r)
     if not cards:
         raise TeachingError(
@@ -652,13 +637,17 @@ def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
     return cards
 
 
-def _unclear(regions: Sequence[_Region], r: _Region) -> TeachingError:
-    return TeachingError(
-        Problem.UNCLEAR_OUTLINE,
-        f"a card's outline is unclear{_where(regions, r)}: photograph the cards on a plain table that differs "
-        "from them, in even light, from straight above",
-        place=_place(regions, r),
-    )
+_TOUCHING = "cards touch or overlap{where}: lay them apart, a finger's width between neighbours, and take the photo again"
+_SIDEWAYS = "a card lies sideways{where}: lay every card upright, its number at the top left"
+_UNCLEAR = (
+    "a card's outline is unclear{where}: photograph the cards on a plain table that differs from them, in even "
+    "light, from straight above"
+)
+
+
+def _refused(code: Problem, said: str, regions: Sequence[_Region], r: _Region) -> TeachingError:
+    """A refusal about one region, saying where among the others it lies."""
+    return TeachingError(code, said.format(where=_where(regions, r)), place=_place(regions, r))
 
 
 def _mend(regions: list[_Region], typical: float) -> list[_Region]:

@@ -84,11 +84,11 @@ def test_cutting_finds_every_card_in_reading_order(family: Family) -> None:
 
 def _cut_where_they_lie(scene: Scene, cut: Sequence[Any]) -> None:
     assert len(cut) == len(scene.cards)
-    for laid, c, outline in zip(scene.cards, cut, scene.outlines, strict=True):
+    for laid, c in zip(scene.cards, cut, strict=True):
         x0, y0, x1, y1 = laid.box
         assert cv2.pointPolygonTest(c.quad.astype(np.float32), ((x0 + x1) / 2, (y0 + y1) / 2), False) > 0
         # The whole card, not only the part round its index: a face cut short would be taught short.
-        assert outline_iou(c.quad, outline) > 0.85, laid.card
+        assert outline_iou(c.quad, laid.outline) > 0.85, laid.card
 
 
 def test_a_card_whose_edge_matches_the_table_is_not_cut_short() -> None:
@@ -97,7 +97,7 @@ def test_a_card_whose_edge_matches_the_table_is_not_cut_short() -> None:
     # is painted in the table's colour; the cut must take the whole card or refuse, saying where.
     scene, _ = _photo(Family.TABBED, 12, TEACHING_SETS[0])
     image = scene.image.copy()
-    tl, tr, br, bl = scene.outlines[8]  # the second row's third card
+    tl, tr, br, bl = scene.cards[8].outline  # the second row's third card
     band = np.array([tl, tr, tr + 0.16 * (br - tr), tl + 0.16 * (bl - tl)], np.int32)
     beside = (tl + tr) / 2 - 0.1 * (bl - tl)  # the table just above the card
     colour = image[int(beside[1]) - 3 : int(beside[1]) + 3, int(beside[0]) - 3 : int(beside[0]) + 3]
