@@ -612,6 +612,7 @@ TEACHING_CONDITIONS = (
     "light-table",
     "held-out-table",
     "printed-cloth",
+    "glare",
 )
 
 
@@ -631,9 +632,10 @@ def make_teaching_photo(
 
     ``conditions`` (one of ``TEACHING_CONDITIONS``) draws it as players also take such photos: "hand-held", the
     phone at a slant, so the far row is smaller than the near one, and turned a little; "shadow", a soft shadow
-    over part of the table and cards; "dim-warm", a dim warm bulb and a noisy exposure; "light-table", a plain
-    table as light as the cards' paper; "held-out-table" and "printed-cloth", the held-out tables and the
-    printed cloths of the scenes. "mild" is the default photo, drawn as it always was."""
+    over part of the table and cards; "glare", a lamp's reflection on them, clipped to white in its middle;
+    "dim-warm", a dim warm bulb and a noisy exposure; "light-table", a plain table as light as the cards' paper;
+    "held-out-table" and "printed-cloth", the held-out tables and the printed cloths of the scenes. "mild" is
+    the default photo, drawn as it always was."""
     if conditions not in TEACHING_CONDITIONS:
         raise ValueError(f"unknown teaching photo conditions {conditions!r}")
     rng = np.random.default_rng([seed, 5])
@@ -667,14 +669,17 @@ def make_teaching_photo(
             plan.append((card, _affine(x, y, rng.normal(0, 0.6), cw / CARD_W), len(groups), False))
             groups.append([card])
     cards, negatives = _lay_cards(canvas, cam, plan, lambda: design, rng)
+    glare = None
     if conditions == "shadow":
         canvas = _cast_shadow(canvas, extra)
+    elif conditions == "glare":
+        glare = _lamp_glare(w, h, extra)
     elif conditions == "dim-warm":
         warm = extra.uniform(0.1, 0.2)
         canvas = canvas * float(extra.uniform(0.55, 0.8)) * np.array([1 - warm, 1, 1 + warm], np.float32)
         canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
         canvas = np.clip(canvas, 0, 255)
-    return Scene(_mild_photometric(canvas, rng), cards, groups, negatives)
+    return Scene(_mild_photometric(canvas, rng, glare), cards, groups, negatives)
 
 
 def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
@@ -692,6 +697,17 @@ def _cast_shadow(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cv2.ellipse(m, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
     soft = cv2.GaussianBlur(m, (0, 0), float(rng.uniform(8, 40)))
     return np.asarray(canvas * (1 - float(rng.uniform(0.35, 0.6)) * soft)[..., None], np.float32)
+
+
+def _lamp_glare(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A lamp's reflection on a glossy table or glossy cards, as light added to what the camera sees: a bright
+    spot (its radius 3-8 % of the photo's long side), whose middle the camera clips to white and whose edge
+    fades into the table and cards around it."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = rng.uniform(0.25, 0.75) * w, rng.uniform(0.25, 0.75) * h
+    r = float(rng.uniform(0.03, 0.08)) * max(w, h)
+    spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+    return np.asarray(float(rng.uniform(150, 300)) * spot, np.float32)
 
 
 def _mild_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
@@ -714,8 +730,12 @@ def _slanted_camera(
     return np.asarray(rot @ cv2.getPerspectiveTransform(src, dst), np.float64)
 
 
-def _mild_photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Room light and a phone camera held still: a soft gradient, a little white balance, noise, a good JPEG."""
+def _mild_photometric(
+    canvas: np.ndarray, rng: np.random.Generator, glare: np.ndarray | None = None
+) -> np.ndarray:
+    """Room light and a phone camera held still: a soft gradient, a little white balance, noise, a good JPEG.
+    ``glare`` (per pixel) is light reflected straight into the lens, added after the white balance, so that the
+    camera clips it to white as a phone does."""
     h, w = canvas.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     ang = rng.uniform(0, 2 * math.pi)
@@ -724,6 +744,8 @@ def _mild_photometric(canvas: np.ndarray, rng: np.random.Generator) -> np.ndarra
     warm = rng.uniform(-0.06, 0.06)
     gains = np.array([1 - warm, 1 + rng.normal(0, 0.015), 1 + warm], np.float32)
     img = canvas * light[..., None] * gains[None, None, :]
+    if glare is not None:
+        img = img + glare[..., None]
     img += rng.normal(0, rng.uniform(0.5, 3), img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 93))])
