@@ -6,10 +6,12 @@ table, photographed from above; a list names them in reading order (rows top to 
 1. **Cutting** (``cut_cards``): the cards are the regions of the photo that differ from the table (the table's
    colour is modelled as a smooth surface fitted to what lies around the cards, so a light gradient is not taken
    for a card, and where that gives no clean set of cards, or not as many as the list names, as a few colours
-   told apart by their hue, so a shadow or a checked cloth is not either); each region that has a card's shape
-   (its size judged where it lies, as a photo taken at a slant draws near cards larger) becomes a quadrilateral
-   whose sides are fitted to the card's edges, and is warped to an upright face of the renderer's size. Regions that hold more than one card,
-   too few or too many cards for the list, or something that is not a photo are refused with a ``Problem``.
+   told apart by their hue, so a shadow or a checked cloth is not either, and where that does not either, without
+   what the table reaches across no sharp edge, so a lamp's reflection on the table is not either); each region
+   that has a card's shape (its size judged where it lies, as a photo taken at a slant draws near cards larger)
+   becomes a quadrilateral whose sides are fitted to the card's edges, and is warped to an upright face of the
+   renderer's size. Regions that hold more than one card, too few or too many cards for the list, or something
+   that is not a photo are refused with a ``Problem``.
 2. **Index boxes** (``index_box``): where a face's upright top-left index is, from its own pixels, boxed as the
    renderer boxes its faces, so taught faces can be labelled in rendered scenes.
 3. **The deck's look** (``measure_look``): its four inks, its paper and what kind of face it has, so that cards
@@ -76,6 +78,7 @@ class Problem(enum.Enum):
     SIDEWAYS = "sideways"
     UNCLEAR_OUTLINE = "unclear-outline"
     BUSY_TABLE = "busy-table"
+    GLARE = "glare"
     BAD_CARDS = "bad-cards"
     BAD_NAME = "bad-name"
     NO_DECK = "no-deck"
@@ -93,6 +96,10 @@ class TeachingError(ValueError):
         # What the sentence says as data (counts, where the card lies, which photo), so a page can word it in
         # its own language without reading the English.
         self.values: dict[str, Any] = values
+        # The outline a refusal is about (working-size pixels) and where it lies in words, where the cutting
+        # names one: what a later look at the photo words its own refusal by.
+        self.region: NDArray[np.int32] | None = None
+        self.where = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +287,54 @@ def _card_mask_by_hue(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
         if keep.sum() < 0.05 * h * w:
             break
     return mask
+
+
+# A pixel the camera clipped to white: every channel at least this.
+_CLIPPED = 250
+# Canny's thresholds for a sharp edge (on the grey photo at working size): a card's edge or print passes them,
+# a lamp's reflection fading across the table (a few levels a pixel) does not.
+_EDGE_LOW, _EDGE_HIGH = 20, 60
+
+
+def _soft(bgr: NDArray[np.uint8], mask: NDArray[np.uint8]) -> NDArray[np.bool_]:
+    """The part of a card mask that the table reaches without crossing a sharp edge. A card ends at a sharp
+    edge; a lamp's reflection brightens the table toward white, as a card's paper is, so that colour does not
+    tell them apart, but it fades smoothly into the table."""
+    grey = cv2.cvtColor(cv2.GaussianBlur(bgr, (0, 0), 1.0), cv2.COLOR_BGR2GRAY)
+    free = cv2.dilate(cv2.Canny(grey, _EDGE_LOW, _EDGE_HIGH), np.ones((3, 3), np.uint8)) == 0
+    _, parts = cv2.connectedComponents(free.astype(np.uint8), connectivity=4)
+    table = np.unique(parts[(mask == 0) & free])
+    return np.asarray(np.isin(parts, table[table > 0]) & (mask > 0), np.bool_)
+
+
+def _card_mask_under_glare(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The first look's card mask (``_card_mask``) without its soft parts: a lamp's reflection on the table
+    that joined cards to each other. 255 on cards, holes filled."""
+    mask = _card_mask(bgr)
+    cut = np.where(_soft(bgr, mask), 0, mask).astype(np.uint8)
+    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    h, w = mask.shape
+    out = np.zeros((h, w), np.uint8)
+    cv2.drawContours(out, [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w], -1, 255, cv2.FILLED)
+    return out
+
+
+# A refused outline is blamed on a lamp's reflection when this share of it is soft (``_soft``) and some of it
+# is clipped to white.
+_GLARE_SOFT = 0.03
+
+
+def _glared(bgr: NDArray[np.uint8], contour: NDArray[np.int32]) -> bool:
+    """Whether a lamp's reflection lies on a refused outline (working size): the camera clipped part of it to
+    white, and part of it is soft, reached from the table without crossing a card's edge."""
+    h, w = bgr.shape[:2]
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [contour], -1, 1, cv2.FILLED)
+    inside = cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0
+    if not (bgr.min(-1) >= _CLIPPED)[inside].any():
+        return False
+    return float(_soft(bgr, _card_mask(bgr))[inside].mean()) >= _GLARE_SOFT
 
 
 def _order(quad: NDArray[np.float64]) -> Quad:
@@ -474,7 +529,8 @@ def _where(regions: Sequence[_Region], r: _Region) -> str:
 def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCard]:
     """The cards of a teaching photo (BGR), each warped to an upright face of the renderer's size, in reading
     order. Raises :class:`TeachingError` when no card is found, when outlines show cards touching, overlapping,
-    lying sideways, not standing out from the table or cut short, or when a patterned table hides them.
+    lying sideways, not standing out from the table, cut short or grown, or when a patterned table hides them or
+    a lamp's reflection joins them.
     ``count``, the number of cards the player says the photo shows, lets a second look at the table settle a
     first one that found another number."""
     h, w = image.shape[:2]
@@ -489,7 +545,8 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
 
     # The table as a smooth surface of one colour first; where that leaves no clean set of cards (a shadow
     # across the table, a checked or printed cloth), not as many as the player names, or a card's outline cut
-    # short, the table as a few colours told apart by their hue. Where neither settles it, the first look's
+    # short or grown, the table as a few colours told apart by their hue; where that does not settle it either,
+    # the first look without the soft parts a lamp's reflection adds. Where none settles it, the first look's
     # answer stands.
     def settled(look: list[_Region] | TeachingError) -> TypeGuard[list[_Region]]:
         return not isinstance(look, TeachingError) and (count is None or len(look) == count)
@@ -501,14 +558,16 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
 
     found = _looked(_card_mask, table)
     quads = outlines(found) if settled(found) else None
-    short = None if quads is None else _cut_short(quads)
-    if quads is None or short is not None:
-        again = _looked(_card_mask_by_hue, table)
+    misfit = None if quads is None else _misfit(quads)
+    for mask_of in (_card_mask_by_hue, _card_mask_under_glare):
+        if quads is not None and misfit is None:
+            break
+        again = _looked(mask_of, table)
         if settled(again):
             again_quads = outlines(again)
-            again_short = _cut_short(again_quads)
-            if again_short is None or quads is None:
-                found, quads, short = again, again_quads, again_short
+            again_misfit = _misfit(again_quads)
+            if again_misfit is None or quads is None:
+                found, quads, misfit = again, again_quads, again_misfit
     if isinstance(found, TeachingError):
         if _busy(table):
             # On a patterned cloth the outlines fail for the pattern's sake: "a card lies sideways" (a stripe)
@@ -518,11 +577,23 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
                 "the table's pattern hides the cards' outlines: lay the cards on a plain surface that differs "
                 "from them, a finger's width apart, and take the photo again",
             )
-        raise found
-    if short is not None:
-        # Better no face than one cut short of its index: the deck would learn the card without it.
-        raise _refused(Problem.UNCLEAR_OUTLINE, _UNCLEAR, found, found[short])
+        refused = found
+    elif misfit is not None:
+        # Better no face than one cut short of its index, or one with the table beside it: the deck would learn
+        # the card without its index, or with a piece of table.
+        refused = _refused(Problem.UNCLEAR_OUTLINE, _UNCLEAR, found, found[misfit])
+    else:
+        refused = None
+    if refused is not None:
+        if refused.region is not None and _glared(table, refused.region):
+            # Light shining back from the table joins the cards in the outlines: "cards touch" would send the
+            # player to move cards that lie apart.
+            raise TeachingError(
+                Problem.GLARE, _GLARE.format(where=refused.where), place=refused.values.get("place")
+            )
+        raise refused
     if quads is None:
+        assert not isinstance(found, TeachingError)  # refused above
         quads = outlines(found)
     out = []
     for row, quad in _reading_order(quads):
@@ -535,15 +606,18 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
 # would be taught without the index there: an outline this much smaller, or this much squatter, than a card where
 # it lies is not taken. The squatness is what tells a band cut off (bench/bench_cutting.py's dev photos: the
 # figure lies halfway between the outlines cut short and the squattest of the rest); the size is a net for a
-# corner cut off both ways.
+# corner cut off both ways. An outline grown by what joined it outside the card (a lamp's reflection on the table
+# beside it) is not taken either: this much bigger, or this much taller, than a card where it lies.
 _SHORT_AREA = 0.8
 _SHORT_ASPECT = 0.875
+_GROWN_AREA = 1 / _SHORT_AREA
+_GROWN_ASPECT = 1 / _SHORT_ASPECT
 
 
-def _cut_short(quads: Sequence[Quad]) -> int | None:
-    """Which of the outlines (fitted to a photo's cards) is cut short: much smaller or squatter than the others
-    say a card is where it lies (the log of each fitted as a plane over the outlines, as ``_card_area`` does).
-    None when none is, or too few outlines to tell."""
+def _misfit(quads: Sequence[Quad]) -> int | None:
+    """Which of the outlines (fitted to a photo's cards) is cut short or grown: much smaller, squatter, bigger or
+    taller than the others say a card is where it lies (the log of each fitted as a plane over the outlines, as
+    ``_card_area`` does). None when none is, or too few outlines to tell."""
     if len(quads) < 4:
         return None
     q = np.asarray(quads, np.float64)
@@ -554,11 +628,14 @@ def _cut_short(quads: Sequence[Quad]) -> int | None:
 
     area = np.log([abs(float(cv2.contourArea(x.astype(np.float32)))) + 1e-6 for x in q])
     aspect = np.log((side(0, 3) + side(1, 2)) / (side(0, 1) + side(3, 2) + 1e-6) + 1e-6)
-    for y, tolerance, floor in ((area, 0.25, _SHORT_AREA), (aspect, 0.06, _SHORT_ASPECT)):
+    for y, tolerance, low, high in (
+        (area, 0.25, _SHORT_AREA, _GROWN_AREA),
+        (aspect, 0.06, _SHORT_ASPECT, _GROWN_ASPECT),
+    ):
         off = y - _plane(centres, y, tolerance, float(np.median(y)), reach=None)(centres)
-        worst = int(np.argmin(off))
-        if off[worst] < math.log(floor):
-            return worst
+        for worst in (int(np.argmin(off)), int(np.argmax(off))):
+            if not math.log(low) <= off[worst] <= math.log(high):
+                return worst
     return None
 
 
@@ -639,6 +716,10 @@ def _card_outlines(mask: NDArray[np.uint8]) -> list[_Region]:
 
 _TOUCHING = "cards touch or overlap{where}: lay them apart, a finger's width between neighbours, and take the photo again"
 _SIDEWAYS = "a card lies sideways{where}: lay every card upright, its number at the top left"
+_GLARE = (
+    "a lamp's light shines back from the table{where} and joins the cards: move the lamp or the phone until no "
+    "bright patch shows, and take the photo again"
+)
 _UNCLEAR = (
     "a card's outline is unclear{where}: photograph the cards on a plain table that differs from them, in even "
     "light, from straight above"
@@ -647,7 +728,10 @@ _UNCLEAR = (
 
 def _refused(code: Problem, said: str, regions: Sequence[_Region], r: _Region) -> TeachingError:
     """A refusal about one region, saying where among the others it lies."""
-    return TeachingError(code, said.format(where=_where(regions, r)), place=_place(regions, r))
+    where = _where(regions, r)
+    err = TeachingError(code, said.format(where=where), place=_place(regions, r))
+    err.region, err.where = r.contour, where
+    return err
 
 
 def _mend(regions: list[_Region], typical: float) -> list[_Region]:

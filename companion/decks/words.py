@@ -151,6 +151,11 @@ def problem(code: str, english: str, **values: Any) -> str:
             "The table's pattern hides the cards' outlines: lay the cards on a plain surface that differs from "
             "them, a finger's width apart, and take the photo again."
         ),
+        "glare": lambda: gettext(
+            "A lamp's light shines back from the table%(where)s and joins the cards: move the lamp or the phone "
+            "until no bright patch shows, and take the photo again.",
+            where=where,
+        ),
         "bad-cards": lambda: gettext(
             "The card list cannot be read: name the cards as R1 to R12, B1 to B12, G1 to G12, Y1 to Y12, W "
             "(Wild) and S (Skip)."
