@@ -84,6 +84,7 @@ def _cut(job: tuple[int, str]) -> tuple[str, list[float], list[float]]:
 def main() -> None:
     import numpy as np
 
+    from vision.render import Split, font_files
     from vision.scene import TEACHING_CONDITIONS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,6 +100,9 @@ def main() -> None:
     first = DEV_SEED if args.dev else FIRST_SEED
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    # The held-out fonts come from the Debian font packages `.ci/system-deps` installs; without them the pool
+    # falls back to one face, and the photos, so the figures, are not the ones of record.
+    print(f"held-out font files: {len(font_files(Split.HELDOUT))}")
     print(
         f"{args.photos} teaching photos per condition, seeds {first}+, twelve cards each, the six families and five "
         "teaching sets in turn\n"

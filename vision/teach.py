@@ -320,21 +320,30 @@ def _card_mask_under_glare(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return out
 
 
-# A refused outline is blamed on a lamp's reflection when this share of it is soft (``_soft``) and some of it
-# is clipped to white.
+# A refused outline is blamed on a lamp's reflection when this share of it is soft (``_soft``), some of it is
+# clipped to white, and its soft part is brighter than the table around it by this many grey levels: a shadow's
+# soft edge darkens the table, and a card's paper may clip on its own.
 _GLARE_SOFT = 0.03
+_GLARE_LIFT = 20
 
 
 def _glared(bgr: NDArray[np.uint8], contour: NDArray[np.int32]) -> bool:
     """Whether a lamp's reflection lies on a refused outline (working size): the camera clipped part of it to
-    white, and part of it is soft, reached from the table without crossing a card's edge."""
+    white, and part of it is soft, reached from the table without crossing a card's edge, and brighter than
+    the table around it."""
     h, w = bgr.shape[:2]
     filled = np.zeros((h, w), np.uint8)
     cv2.drawContours(filled, [contour], -1, 1, cv2.FILLED)
     inside = cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0
     if not (bgr.min(-1) >= _CLIPPED)[inside].any():
         return False
-    return float(_soft(bgr, _card_mask(bgr))[inside].mean()) >= _GLARE_SOFT
+    mask = _card_mask(bgr)
+    soft = _soft(bgr, mask) & inside
+    around = (cv2.dilate(filled, np.ones((41, 41), np.uint8)) > 0) & (mask == 0)
+    if soft.sum() < _GLARE_SOFT * inside.sum() or not around.any():
+        return False
+    grey = cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY)
+    return float(np.median(grey[soft])) >= float(np.median(grey[around])) + _GLARE_LIFT
 
 
 def _order(quad: NDArray[np.float64]) -> Quad:
@@ -609,7 +618,7 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
 # corner cut off both ways. An outline grown by what joined it outside the card (a lamp's reflection on the table
 # beside it) is not taken either: this much bigger, or this much taller, than a card where it lies.
 _SHORT_AREA = 0.8
-_SHORT_ASPECT = 0.875
+_SHORT_ASPECT = 0.895
 _GROWN_AREA = 1 / _SHORT_AREA
 _GROWN_ASPECT = 1 / _SHORT_ASPECT
 
