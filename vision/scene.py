@@ -51,9 +51,8 @@ class PlacedCard:
     box: tuple[float, float, float, float]  # index box, image pixels
     group: int  # index into Scene.groups
     visible: bool
-    outline: (
-        np.ndarray
-    )  # the whole card's four corners, image pixels, in the order its face's corners are drawn
+    # The whole card's four corners, image pixels, in the order its face's corners are drawn.
+    outline: np.ndarray
 
 
 @dataclass(slots=True)

@@ -96,10 +96,9 @@ class TeachingError(ValueError):
         # What the sentence says as data (counts, where the card lies, which photo), so a page can word it in
         # its own language without reading the English.
         self.values: dict[str, Any] = values
-        # The outline a refusal is about (working-size pixels) and where it lies in words, where the cutting
-        # names one: what a later look at the photo words its own refusal by.
+        # The outline a refusal is about (working-size pixels), where the cutting names one: what a later look
+        # at the photo judges the refusal's cause by.
         self.region: NDArray[np.int32] | None = None
-        self.where = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,10 +306,9 @@ def _soft(bgr: NDArray[np.uint8], mask: NDArray[np.uint8]) -> NDArray[np.bool_]:
     return np.asarray(np.isin(parts, table[table > 0]) & (mask > 0), np.bool_)
 
 
-def _card_mask_under_glare(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
-    """The first look's card mask (``_card_mask``) without its soft parts: a lamp's reflection on the table
-    that joined cards to each other. 255 on cards, holes filled."""
-    mask = _card_mask(bgr)
+def _card_mask_under_glare(bgr: NDArray[np.uint8], mask: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """The first look's card mask (``_card_mask``, given) without its soft parts: a lamp's reflection on the
+    table that joined cards to each other. 255 on cards, holes filled."""
     cut = np.where(_soft(bgr, mask), 0, mask).astype(np.uint8)
     opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
     contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -327,17 +325,16 @@ _GLARE_SOFT = 0.03
 _GLARE_LIFT = 20
 
 
-def _glared(bgr: NDArray[np.uint8], contour: NDArray[np.int32]) -> bool:
+def _glared(bgr: NDArray[np.uint8], mask: NDArray[np.uint8], contour: NDArray[np.int32]) -> bool:
     """Whether a lamp's reflection lies on a refused outline (working size): the camera clipped part of it to
-    white, and part of it is soft, reached from the table without crossing a card's edge, and brighter than
-    the table around it."""
+    white, and part of it is soft, reached from the table without crossing a card's edge in the first look's
+    card mask (``mask``), and brighter than the table around it."""
     h, w = bgr.shape[:2]
     filled = np.zeros((h, w), np.uint8)
     cv2.drawContours(filled, [contour], -1, 1, cv2.FILLED)
     inside = cv2.dilate(filled, np.ones((5, 5), np.uint8)) > 0
     if not (bgr.min(-1) >= _CLIPPED)[inside].any():
         return False
-    mask = _card_mask(bgr)
     soft = _soft(bgr, mask) & inside
     around = (cv2.dilate(filled, np.ones((41, 41), np.uint8)) > 0) & (mask == 0)
     if soft.sum() < _GLARE_SOFT * inside.sum() or not around.any():
@@ -524,10 +521,8 @@ def _place(regions: Sequence[_Region], r: _Region) -> tuple[str, str] | None:
     )
 
 
-def _where(regions: Sequence[_Region], r: _Region) -> str:
-    """Where a region lies among the others, in words ("in the top left of the photo"); nothing when it is
-    the only one."""
-    where = _place(regions, r)
+def _where(where: tuple[str, str] | None) -> str:
+    """A place ``_place`` gives, in words (" in the top left of the photo"); nothing for none."""
     if where is None:
         return ""
     row, col = where
@@ -565,13 +560,18 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     def outlines(look: list[_Region]) -> list[Quad]:
         return [_fit_sides(r.quad / scale, lab) for r in look]
 
-    found = _looked(_card_mask, table)
+    first = _card_mask(table)
+    found = _looked(first)
     quads = outlines(found) if settled(found) else None
     misfit = None if quads is None else _misfit(quads)
-    for mask_of in (_card_mask_by_hue, _card_mask_under_glare):
+    later: tuple[Callable[[], NDArray[np.uint8]], ...] = (
+        lambda: _card_mask_by_hue(table),
+        lambda: _card_mask_under_glare(table, first),
+    )
+    for mask_of in later:
         if quads is not None and misfit is None:
             break
-        again = _looked(mask_of, table)
+        again = _looked(mask_of())
         if settled(again):
             again_quads = outlines(again)
             again_misfit = _misfit(again_quads)
@@ -594,12 +594,11 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     else:
         refused = None
     if refused is not None:
-        if refused.region is not None and _glared(table, refused.region):
+        if refused.region is not None and _glared(table, first, refused.region):
             # Light shining back from the table joins the cards in the outlines: "cards touch" would send the
             # player to move cards that lie apart.
-            raise TeachingError(
-                Problem.GLARE, _GLARE.format(where=refused.where), place=refused.values.get("place")
-            )
+            place = refused.values.get("place")
+            raise TeachingError(Problem.GLARE, _GLARE.format(where=_where(place)), place=place)
         raise refused
     if quads is None:
         assert not isinstance(found, TeachingError)  # refused above
@@ -671,12 +670,10 @@ def _busy(table: NDArray[np.uint8]) -> bool:
     return int((stats[1:, cv2.CC_STAT_AREA] >= 12).sum()) >= _BUSY_SPECKS
 
 
-def _looked(
-    mask_of: Callable[[NDArray[np.uint8]], NDArray[np.uint8]], table: NDArray[np.uint8]
-) -> list[_Region] | TeachingError:
-    """The card outlines one table model finds in the photo, or why it finds no clean set of cards."""
+def _looked(mask: NDArray[np.uint8]) -> list[_Region] | TeachingError:
+    """The card outlines in one table model's card mask of the photo, or why it shows no clean set of cards."""
     try:
-        return _card_outlines(mask_of(table))
+        return _card_outlines(mask)
     except TeachingError as err:
         return err
 
@@ -737,9 +734,9 @@ _UNCLEAR = (
 
 def _refused(code: Problem, said: str, regions: Sequence[_Region], r: _Region) -> TeachingError:
     """A refusal about one region, saying where among the others it lies."""
-    where = _where(regions, r)
-    err = TeachingError(code, said.format(where=where), place=_place(regions, r))
-    err.region, err.where = r.contour, where
+    place = _place(regions, r)
+    err = TeachingError(code, said.format(where=_where(place)), place=place)
+    err.region = r.contour
     return err
 
 
