@@ -216,18 +216,23 @@ _NEAREST_CARD = 4.5
 def _outlined(d: NDArray[np.float32]) -> tuple[NDArray[np.uint8], NDArray[np.bool_]]:
     """The card mask from each pixel's distance to the table model (in the table's own spreads), and the
     pixels to fit the table to next: those a margin away from the cards (their shadows)."""
-    h, w = d.shape
     # The table's own pixels lie within a few spreads of its model; a card's paper, ink or rim far out.
     d8 = np.clip(d * 10, 0, 255).astype(np.uint8)
     otsu, _ = cv2.threshold(d8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     thr = float(np.clip(otsu / 10, _NEAREST_CARD, 12.0))
     raw = np.asarray((d > thr).astype(np.uint8) * 255, np.uint8)
-    opened = cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    mask = np.zeros((h, w), np.uint8)
-    big = [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w]
-    cv2.drawContours(mask, big, -1, 255, cv2.FILLED)
+    mask = _filled(cv2.morphologyEx(raw, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
     return mask, cv2.dilate(mask, np.ones((9, 9), np.uint8)) == 0
+
+
+def _filled(mask: NDArray[Any]) -> NDArray[np.uint8]:
+    """A card mask's regions filled (a card's print is no hole in it), without specks too small to be any part
+    of a card."""
+    h, w = mask.shape
+    contours, _ = cv2.findContours(np.asarray(mask, np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = np.zeros((h, w), np.uint8)
+    cv2.drawContours(out, [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w], -1, 255, cv2.FILLED)
+    return out
 
 
 def _card_mask(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
@@ -288,6 +293,37 @@ def _card_mask_by_hue(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
     return mask
 
 
+# The photo as this many colours when the cards are found by their own: a printed cloth's two or three inks and
+# the blends along their edges, the cards' paper and print.
+_PHOTO_COLOURS = 8
+# A colour is the cards' when the photo's outer band, where the table shows, holds this share of it at most
+# against the rest of the photo: a cloth's inks lie all over it, the band included.
+_CARD_COLOUR_BAND = 0.15
+
+
+def _card_mask_by_colour(bgr: NDArray[np.uint8]) -> NDArray[np.uint8]:
+    """Where the photo (at working size) shows the cards' own colours, found as those the table does not show:
+    the photo as a few colours (``_PHOTO_COLOURS``), of which the cards' are the ones the outer band, all table,
+    hardly holds. 255 on cards, holes filled (their print)."""
+    h, w = bgr.shape[:2]
+    lab = _lab(np.asarray(cv2.GaussianBlur(bgr, (0, 0), 1.0), np.uint8)).reshape(-1, 3)
+    band = _border(h, w).ravel()
+    pts = lab[:: max(1, len(lab) // 40_000)]
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(0)  # k-means starts at random: the same photo is cut the same way every time
+    _, _, centres = cv2.kmeans(pts, _PHOTO_COLOURS, None, criteria, 2, cv2.KMEANS_PP_CENTERS)
+    member = np.argmin(((lab[:, None, :] - centres[None]) ** 2).sum(-1), 1)
+    in_band = np.bincount(member[band], minlength=_PHOTO_COLOURS) / max(1, int(band.sum()))
+    inside = np.bincount(member[~band], minlength=_PHOTO_COLOURS) / max(1, int((~band).sum()))
+    # A colour of a few stray pixels, which the band lacks by chance, is no card's.
+    cards = np.flatnonzero((inside >= 0.005) & (in_band <= _CARD_COLOUR_BAND * inside))
+    raw = np.isin(member, cards).reshape(h, w).astype(np.uint8) * 255
+    # Blends along the cloth's edges may fall among the cards' colours: thin lines and specks, which an opening
+    # takes away.
+    closed = cv2.morphologyEx(raw, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    return _filled(cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)))
+
+
 # A pixel the camera clipped to white: every channel at least this.
 _CLIPPED = 250
 # Canny's thresholds for a sharp edge (on the grey photo at working size): a card's edge or print passes them,
@@ -310,12 +346,7 @@ def _card_mask_under_glare(bgr: NDArray[np.uint8], mask: NDArray[np.uint8]) -> N
     """The first look's card mask (``_card_mask``, given) without its soft parts: a lamp's reflection on the
     table that joined cards to each other. 255 on cards, holes filled."""
     cut = np.where(_soft(bgr, mask), 0, mask).astype(np.uint8)
-    opened = cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-    contours, _ = cv2.findContours(opened, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    h, w = mask.shape
-    out = np.zeros((h, w), np.uint8)
-    cv2.drawContours(out, [c for c in contours if cv2.contourArea(c) > 2e-4 * h * w], -1, 255, cv2.FILLED)
-    return out
+    return _filled(cv2.morphologyEx(cut, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8)))
 
 
 # A refused outline is blamed on a lamp's reflection when this share of it is soft (``_soft``), some of it is
@@ -533,8 +564,8 @@ def _where(where: tuple[str, str] | None) -> str:
 def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCard]:
     """The cards of a teaching photo (BGR), each warped to an upright face of the renderer's size, in reading
     order. Raises :class:`TeachingError` when no card is found, when outlines show cards touching, overlapping,
-    lying sideways, not standing out from the table, cut short or grown, or when a patterned table hides them or
-    a lamp's reflection joins them.
+    lying sideways, not standing out from the table, cut short or grown, or when a patterned table hides them (one
+    printed in the cards' own colours) or a lamp's reflection joins them.
     ``count``, the number of cards the player says the photo shows, lets a second look at the table settle a
     first one that found another number."""
     h, w = image.shape[:2]
@@ -550,8 +581,9 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     # The table as a smooth surface of one colour first; where that leaves no clean set of cards (a shadow
     # across the table, a checked or printed cloth), not as many as the player names, or a card's outline cut
     # short or grown, the table as a few colours told apart by their hue; where that does not settle it either,
-    # the first look without the soft parts a lamp's reflection adds. Where none settles it, the first look's
-    # answer stands.
+    # the first look without the soft parts a lamp's reflection adds; last, the cards as the colours the table
+    # does not show (a cloth printed in bold inks, whose blends along the print's edges no model of the table
+    # holds). Where none settles it, the first look's answer stands.
     def settled(look: list[_Region] | TeachingError) -> TypeGuard[list[_Region]]:
         return not isinstance(look, TeachingError) and (count is None or len(look) == count)
 
@@ -567,6 +599,7 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
     later: tuple[Callable[[], NDArray[np.uint8]], ...] = (
         lambda: _card_mask_by_hue(table),
         lambda: _card_mask_under_glare(table, first),
+        lambda: _card_mask_by_colour(table),
     )
     for mask_of in later:
         if quads is not None and misfit is None:

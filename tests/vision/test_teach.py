@@ -180,17 +180,68 @@ def test_a_shadow_or_a_cloth_of_several_colours_still_gives_every_card(condition
     _cut_where_they_lie(scene, cut_cards(scene.image, count=12))
 
 
-@pytest.mark.parametrize("seed", [103, 129])
-def test_a_photo_refused_on_a_patterned_cloth_says_the_pattern_is_why(seed: int) -> None:
-    # Issue 17: on blotches or polka dots the outlines fail for the cloth's sake, and "a card lies sideways" or
-    # "cards touch" would send the player to move cards that lie right; the refusal names the table instead.
+@pytest.mark.parametrize(
+    ("conditions", "seed"),
+    [("printed-cloth", 103), ("printed-cloth", 129), ("held-out-table", 60), ("held-out-table", 121)],
+)
+def test_cards_on_a_bold_cloth_are_found_by_the_colours_the_table_does_not_show(
+    conditions: str, seed: int
+) -> None:
+    # Issue 17: on blotches, dots or checks of bold inks no model of the table as one or a few colours holds
+    # (the blends along the print's edges stand out as card), and each of these photos was refused as a patterned
+    # table. The cards' paper and print are colours the photo's outer band, all cloth, hardly shows.
+    family = FAMILIES[seed % len(FAMILIES)]
+    scene, _ = _photo(family, seed, TEACHING_SETS[seed % 5], conditions=conditions)
+    _cut_where_they_lie(scene, cut_cards(scene.image, count=12))
+
+
+def _laid(scene: Scene) -> np.ndarray:
+    """Where the photo's cards lie: True on them."""
+    cards = np.zeros(scene.image.shape[:2], np.uint8)
+    for laid in scene.cards:
+        cv2.fillPoly(cards, [np.asarray(laid.outline, np.int32)], 1)
+    return cards > 0
+
+
+def _on_gingham(scene: Scene, light: Sequence[float]) -> np.ndarray:
+    """The photo's cards laid on a red gingham whose light squares are ``light`` (BGR), where the table was."""
+    h, w = scene.image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    red = (((xx // (w // 40)) % 2 + (yy // (w // 40)) % 2) / 2)[..., None]
+    cloth = np.asarray(light, float) * (1 - red) + np.array([40.0, 40.0, 200.0]) * red
+    return np.where(_laid(scene)[..., None], scene.image, cloth.astype(np.uint8))
+
+
+@pytest.mark.parametrize(("family", "seed"), [(Family.ACCESSIBLE, 41), (Family.CLASSIC, 42)])
+def test_cards_on_a_gingham_of_another_white_are_cut(family: Family, seed: int) -> None:
+    # A red-and-white gingham is the tablecloth of many kitchens; its white is not the cards' cream.
+    scene, _ = _photo(family, seed, TEACHING_SETS[seed % 5])
+    _cut_where_they_lie(scene, cut_cards(_on_gingham(scene, (245, 245, 245)), count=12))
+
+
+@pytest.mark.parametrize("seed", [40, 41, 43])
+def test_a_cloth_printed_in_the_cards_own_colours_is_named_as_why(seed: int) -> None:
+    # Issue 17: where the cloth shows the cards' own colours, neither the table's colours nor the cards' tell
+    # them apart, and "a card lies sideways" (a stripe) or "cards touch" (checks bridging the gaps) would send
+    # the player to fix cards that lie right; the refusal names the table instead. Here a gingham whose light
+    # squares are the cards' paper, and below a printed cloth of the bands' own red.
     # (Cards that really touch on a plain table are still told so: test_touching_or_overlapping_cards...)
+    family = (Family.CLASSIC, Family.PRINTED, Family.ACCESSIBLE)[seed % 3]
     cards = TEACHING_SETS[seed % 5]
-    scene, _ = _photo(FAMILIES[seed % len(FAMILIES)], seed, cards, conditions="printed-cloth")
+    scene, _ = _photo(family, seed, cards)
+    paper = np.median(scene.image[_laid(scene)], 0)
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(_on_gingham(scene, paper)), list(cards))
+    assert err.value.code is Problem.BUSY_TABLE
+    assert "plain surface" in str(err.value)
+
+
+def test_a_printed_cloth_of_the_cards_ink_is_named_as_why() -> None:
+    cards = TEACHING_SETS[115 % 5]
+    scene, _ = _photo(Family.TABBED, 115, cards, conditions="printed-cloth")
     with pytest.raises(TeachingError) as err:
         check_photo(_jpeg(scene.image), list(cards))
     assert err.value.code is Problem.BUSY_TABLE
-    assert "plain surface" in str(err.value)
 
 
 def test_a_glare_photo_shows_the_mild_photos_cards_with_light_added() -> None:
