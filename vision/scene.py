@@ -612,6 +612,7 @@ TEACHING_CONDITIONS = (
     "held-out-table",
     "printed-cloth",
     "glare",
+    "gingham",
 )
 
 
@@ -633,8 +634,9 @@ def make_teaching_photo(
     phone at a slant, so the far row is smaller than the near one, and turned a little; "shadow", a soft shadow
     over part of the table and cards; "glare", a lamp's reflection on them, clipped to white in its middle;
     "dim-warm", a dim warm bulb and a noisy exposure; "light-table", a plain table as light as the cards' paper;
-    "held-out-table" and "printed-cloth", the held-out tables and the printed cloths of the scenes. "mild" is
-    the default photo, drawn as it always was."""
+    "held-out-table" and "printed-cloth", the held-out tables and the printed cloths of the scenes; "gingham", a
+    checked kitchen tablecloth of one ink on a light ground, at times the cards' own white. "mild" is the default
+    photo, drawn as it always was."""
     if conditions not in TEACHING_CONDITIONS:
         raise ValueError(f"unknown teaching photo conditions {conditions!r}")
     rng = np.random.default_rng([seed, 5])
@@ -645,7 +647,9 @@ def make_teaching_photo(
         conditions, TRAIN_TEXTURES
     )
     canvas = _texture(str(rng.choice(textures)), w, h, rng)
-    if conditions == "light-table":
+    if conditions == "gingham":
+        canvas = _gingham(w, h, extra)
+    elif conditions == "light-table":
         # The table's grain or weave brightened to near the cards' paper: the cards stand out by their rims,
         # shadows and print, hardly by their paper.
         canvas = canvas / max(float(canvas.mean()), 1.0) * float(extra.uniform(205, 245))
@@ -679,6 +683,30 @@ def make_teaching_photo(
         canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
         canvas = np.clip(canvas, 0, 255)
     return Scene(_mild_photometric(canvas, rng, glare), cards, groups, negatives)
+
+
+# Gingham inks (BGR): red, blue, navy, green, black, orange.
+_GINGHAM_INKS = ((40, 40, 190), (170, 90, 30), (90, 40, 20), (60, 130, 40), (35, 35, 35), (30, 120, 230))
+
+
+def _gingham(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A gingham tablecloth (BGR float32 0..255): bands of one ink across and down a light ground, half the ink
+    where one band lies and all of it where two cross, woven. Its ground runs from a cream to a bright white,
+    as the cards' paper does, so at times it is their white."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ground = np.float32(rng.uniform(215, 250)) * (1 - np.array([rng.uniform(0, 0.12), 0.02, 0], np.float32))
+    ink = np.asarray(_GINGHAM_INKS[int(rng.integers(len(_GINGHAM_INKS)))], np.float32) * np.float32(
+        rng.uniform(0.85, 1.15)
+    )
+    pitch = float(rng.uniform(0.025, 0.08)) * w
+    across = ((xx / pitch) % 1.0 < 0.5).astype(np.float32)
+    down = ((yy / pitch) % 1.0 < 0.5).astype(np.float32)
+    share = ((across + down) / 2)[..., None]
+    weave = (
+        1 + 0.03 * np.sin(xx * math.pi / 2.5) * np.sin(yy * math.pi / 2.5) + 0.02 * rng.normal(0, 1, (h, w))
+    )
+    img = (ground * (1 - share) + ink * share) * weave.astype(np.float32)[..., None]
+    return np.asarray(np.clip(img, 0, 255), np.float32)
 
 
 def _hand_held_camera(w: int, h: int, rng: np.random.Generator) -> np.ndarray:

@@ -610,15 +610,18 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
             again_misfit = _misfit(again_quads)
             if again_misfit is None or quads is None:
                 found, quads, misfit = again, again_quads, again_misfit
+    # A count far from the list's on a patterned cloth is the pattern's too (two "cards" of a gingham found where
+    # twelve lie); a card or two more or fewer than the list names is likelier the list's, and is said so.
+    far_off = count is not None and isinstance(found, list) and abs(len(found) - count) > _COUNT_SLIP
+    if (isinstance(found, TeachingError) or far_off) and _busy(table):
+        # On a patterned cloth the outlines fail for the pattern's sake: "a card lies sideways" (a stripe) or
+        # "cards touch" (dots bridging the gaps) would send the player to fix cards that lie right.
+        raise TeachingError(
+            Problem.BUSY_TABLE,
+            "the table's pattern hides the cards' outlines: lay the cards on a plain surface that differs "
+            "from them, a finger's width apart, and take the photo again",
+        )
     if isinstance(found, TeachingError):
-        if _busy(table):
-            # On a patterned cloth the outlines fail for the pattern's sake: "a card lies sideways" (a stripe)
-            # or "cards touch" (dots bridging the gaps) would send the player to fix cards that lie right.
-            raise TeachingError(
-                Problem.BUSY_TABLE,
-                "the table's pattern hides the cards' outlines: lay the cards on a plain surface that differs "
-                "from them, a finger's width apart, and take the photo again",
-            )
         refused = found
     elif misfit is not None:
         # Better no face than one cut short of its index, or one with the table beside it: the deck would learn
@@ -641,6 +644,10 @@ def cut_cards(image: NDArray[np.uint8], count: int | None = None) -> list[CutCar
         out.append(CutCard(_warp_face(image, quad), quad, row))
     _white_balance(out)
     return out
+
+
+# How many cards more or fewer than the list names a player may have laid by mistake.
+_COUNT_SLIP = 2
 
 
 # An outline is cut short where the card's print matches the table (a green band on a teal cloth), and its face

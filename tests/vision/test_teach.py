@@ -236,6 +236,52 @@ def test_a_cloth_printed_in_the_cards_own_colours_is_named_as_why(seed: int) -> 
     assert "plain surface" in str(err.value)
 
 
+@pytest.mark.parametrize("seed", [42, 44, 45])
+def test_a_rendered_gingham_is_cut_where_the_cards_lie(seed: int) -> None:
+    scene, _ = _photo(FAMILIES[seed % len(FAMILIES)], seed, TEACHING_SETS[seed % 5], conditions="gingham")
+    _cut_where_they_lie(scene, cut_cards(scene.image, count=12))
+
+
+@pytest.mark.parametrize("seed", [74, 79])
+def test_a_count_far_from_the_lists_on_a_patterned_cloth_is_blamed_on_the_cloth(seed: int) -> None:
+    # On these ginghams every look found 8 cards of the 12 named, and "the photo shows 8 cards" sent the player
+    # to count cards that were all there. A card or two off is still told as a count (test_a_count_mismatch...).
+    cards = TEACHING_SETS[seed % 5]
+    scene, _ = _photo(FAMILIES[seed % len(FAMILIES)], seed, cards, conditions="gingham")
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(scene.image), list(cards))
+    assert err.value.code is Problem.BUSY_TABLE
+
+
+def test_a_card_short_of_the_list_on_a_patterned_cloth_is_told_as_a_count() -> None:
+    # The player who names a card too many on a gingham is told the count, not sent to find a plain table.
+    cards = TEACHING_SETS[42 % 5]
+    scene, _ = _photo(Family.CLASSIC, 42, cards, conditions="gingham")
+    with pytest.raises(TeachingError) as err:
+        check_photo(_jpeg(scene.image), [*cards, cards[0]])
+    assert err.value.code is Problem.COUNT_MISMATCH
+    assert "the photo shows 12 cards, the list names 13" in str(err.value)
+
+
+def _beside_the_mild_photo(conditions: str, seed: int, cards: tuple[Card, ...]) -> tuple[Scene, Scene]:
+    """The mild teaching photo and the one of ``conditions`` of one seed, checked to show the same cards where
+    they lie: what the conditions add is drawn from random numbers of their own, so the two photos' figures
+    compare card for card and the labels hold."""
+    mild, _ = _photo(Family.CLASSIC, seed, cards)
+    other, _ = _photo(Family.CLASSIC, seed, cards, conditions=conditions)
+    assert [c.card for c in other.cards] == [c.card for c in mild.cards]
+    for a, b in zip(other.cards, mild.cards, strict=True):
+        np.testing.assert_allclose(a.outline, b.outline)
+        assert a.box == b.box
+    return mild, other
+
+
+def test_a_gingham_photo_shows_the_mild_photos_cards_on_a_cloth() -> None:
+    mild, gingham = _beside_the_mild_photo("gingham", 42, TEACHING_SETS[2])
+    table = ~cv2.dilate(_laid(mild).astype(np.uint8), np.ones((25, 25), np.uint8)).astype(bool)
+    assert float(np.abs(gingham.image.astype(int) - mild.image.astype(int))[table].mean()) > 20
+
+
 def test_a_printed_cloth_of_the_cards_ink_is_named_as_why() -> None:
     cards = TEACHING_SETS[115 % 5]
     scene, _ = _photo(Family.TABBED, 115, cards, conditions="printed-cloth")
@@ -245,14 +291,9 @@ def test_a_printed_cloth_of_the_cards_ink_is_named_as_why() -> None:
 
 
 def test_a_glare_photo_shows_the_mild_photos_cards_with_light_added() -> None:
-    # The "glare" teaching photo is the mild photo of the same seed with a lamp's reflection added: the same
-    # cards where they lay (so its labels hold), nowhere darker, and its middle clipped to white.
-    mild, _ = _photo(Family.CLASSIC, 66, TEACHING_SETS[1])
-    glare, _ = _photo(Family.CLASSIC, 66, TEACHING_SETS[1], conditions="glare")
-    assert [c.card for c in glare.cards] == [c.card for c in mild.cards]
-    for a, b in zip(glare.cards, mild.cards, strict=True):
-        np.testing.assert_allclose(a.outline, b.outline)
-        assert a.box == b.box
+    # The "glare" teaching photo is the mild photo of the same seed with a lamp's reflection added: nowhere
+    # darker, and its middle clipped to white.
+    mild, glare = _beside_the_mild_photo("glare", 66, TEACHING_SETS[1])
     darker = mild.image.astype(int) - glare.image.astype(int)
     assert float((darker > 12).mean()) < 0.001  # JPEG's ringing, nothing more
     clipped = (glare.image.min(-1) >= 250).mean() - (mild.image.min(-1) >= 250).mean()
