@@ -648,6 +648,8 @@ def make_teaching_photo(
     )
     canvas = _texture(str(rng.choice(textures)), w, h, rng)
     if conditions == "gingham":
+        # Drawn over the table above rather than instead of it: that table's draws keep the cards where the
+        # mild photo lays them.
         canvas = _gingham(w, h, extra)
     elif conditions == "light-table":
         # The table's grain or weave brightened to near the cards' paper: the cards stand out by their rims,

@@ -7,7 +7,8 @@ table, photographed from above; a list names them in reading order (rows top to 
    colour is modelled as a smooth surface fitted to what lies around the cards, so a light gradient is not taken
    for a card, and where that gives no clean set of cards, or not as many as the list names, as a few colours
    told apart by their hue, so a shadow or a checked cloth is not either, and where that does not either, without
-   what the table reaches across no sharp edge, so a lamp's reflection on the table is not either); each region
+   what the table reaches across no sharp edge, so a lamp's reflection on the table is not either, and last as
+   the colours the photo's outer band lacks, so a cloth printed in bold inks is not either); each region
    that has a card's shape (its size judged where it lies, as a photo taken at a slant draws near cards larger)
    becomes a quadrilateral whose sides are fitted to the card's edges, and is warped to an upright face of the
    renderer's size. Regions that hold more than one card, too few or too many cards for the list, or something
