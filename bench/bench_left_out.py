@@ -592,6 +592,8 @@ def main() -> None:
         tag += f"-epochs{args.epochs}"
 
     left_out = [Family(f) for f in _families(args.families)]
+    if any(f not in FAMILIES for f in left_out):
+        raise SystemExit("--families: only the families training draws can be left out of it")
     groups = _groups(args.detector_groups)
     group_of = {f: g for g in groups for f in g}
     if groups and any(f not in group_of for f in left_out):

@@ -53,11 +53,11 @@ DEV_SEED = 870_000
 def _design(family: str, seed: int) -> Any:
     import numpy as np
 
-    from vision.families import FAMILIES, Family, family_design
+    from vision.families import Family, family_design, family_number
     from vision.render import Split
 
     fam = Family(family)
-    return family_design(np.random.default_rng([seed, 31, FAMILIES.index(fam)]), fam, Split.HELDOUT)
+    return family_design(np.random.default_rng([seed, 31, family_number(fam)]), fam, Split.HELDOUT)
 
 
 def _keep(job: tuple[int, str, int, str, str]) -> None:
@@ -131,10 +131,10 @@ TABLE_HEAD = (
 
 
 def main() -> None:
-    from vision.families import FAMILIES
+    from vision.families import Family
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--family", default="tabbed", choices=[f.value for f in FAMILIES])
+    ap.add_argument("--family", default="tabbed", choices=[f.value for f in Family])
     ap.add_argument("--scenes", type=int, default=100, help="scenes drawn with the deck")
     ap.add_argument("--minutes", type=float, default=15.0, help="teaching time")
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="teaching threads and processes")

@@ -41,9 +41,29 @@ class Family(enum.Enum):
         "accessible"  # colour-blind shapes under the index, indexes in all four corners, bold figures
     )
     PRINTED = "printed"  # cream paper, a dot screen or scan grain, muted inks, medallions and emblems
+    TINTED = "tinted"  # a pale wash of the card's colour over the face, figures in a deeper shade of it
+    ILLUSTRATED = "illustrated"  # a picture in many colours in the middle, the figure on a badge before it
 
 
-FAMILIES: tuple[Family, ...] = tuple(Family)
+# The families training draws. The others are drawn only to be read: no model of the project has seen one, so
+# the shipped models' figure on them is what a deck of a kind nobody trained on gets, without training models
+# that leave a family out.
+FAMILIES: tuple[Family, ...] = (
+    Family.CLASSIC,
+    Family.TABBED,
+    Family.COLOUR_FACE,
+    Family.DARK,
+    Family.ACCESSIBLE,
+    Family.PRINTED,
+)
+UNSEEN_FAMILIES: tuple[Family, ...] = tuple(f for f in Family if f not in FAMILIES)
+
+
+def family_number(family: Family) -> int:
+    """The family's place in ``Family``, which random streams are seeded by: a family added later comes last, so
+    every earlier family's scenes stay the same pictures."""
+    return list(Family).index(family)
+
 
 # Corner styles per family. Circle and boxed stay out: they are the held-out set's own corner styles.
 _CORNERS: dict[Family, tuple[str, ...]] = {
@@ -53,6 +73,8 @@ _CORNERS: dict[Family, tuple[str, ...]] = {
     Family.DARK: ("plain", "plain", "underlined", "pip", "patch", "ruled"),
     Family.ACCESSIBLE: ("plain", "underlined", "patch", "block", "ruled"),
     Family.PRINTED: ("plain", "ruled", "outline", "tab", "underlined"),
+    Family.TINTED: ("plain", "plain", "underlined", "outline", "ruled", "patch", "pip"),
+    Family.ILLUSTRATED: ("plain", "plain", "underlined", "ruled", "pip", "patch", "tab"),
 }
 _CENTRES: dict[Family, tuple[str, ...]] = {
     Family.CLASSIC: ("plain", "plain", "oval", "shadow", "word"),
@@ -61,6 +83,8 @@ _CENTRES: dict[Family, tuple[str, ...]] = {
     Family.DARK: ("plain", "shadow", "medallion", "logo"),
     Family.ACCESSIBLE: ("plain", "plain", "word"),
     Family.PRINTED: ("medallion", "logo", "word", "plain"),
+    Family.TINTED: ("plain", "plain", "oval", "shadow", "word"),
+    Family.ILLUSTRATED: ("picture",),
 }
 _WILD_MARKS = ("word", "letter", "star", "joker")
 _SKIP_MARKS = ("word", "letter", "symbol")
@@ -148,6 +172,14 @@ def family_design(rng: np.random.Generator, family: Family, split: Split = Split
             paper=cream,
             print_texture="halftone" if r[5] < 0.5 else "scan",
             wear=max(design.wear, float(rng.uniform(0.1, 0.5))),
+        )
+    elif family is Family.TINTED:
+        design = dataclasses.replace(
+            design,
+            face="tint",
+            tint=float(rng.uniform(0.15, 0.35)),
+            face_margin=int(rng.integers(0, 10)),
+            frame=0,
         )
     if design.four_corners and design.corner_style in ("sidebar", "tab", "band", "corner", "triangle"):
         # A copy of an edge-anchored shape would hang in mid-card: decks with four indexes print them bare, or

@@ -11,9 +11,11 @@ pixels. That region is what the detector looks for, because it stays visible whe
 
 from __future__ import annotations
 
+import colorsys
 import dataclasses
 import enum
 import functools
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -279,7 +281,7 @@ class Design:
     paper: tuple[int, int, int]
     radius: int
     frame: int  # 0 = no frame, else frame thickness in px
-    centre_style: str  # "plain" | "oval" | "shadow"
+    centre_style: str  # "plain" | "oval" | "shadow", or a family's: "word", "logo", "medallion", "picture"
     index_height: float  # fraction of card height
     index_x: float
     index_y: float
@@ -292,7 +294,8 @@ class Design:
     border: tuple[int, int] = (0, 0)
     # What the deck families of ``vision.families`` vary; the defaults draw the original renderer's designs.
     palette: tuple[RGB, RGB, RGB, RGB] | None = None  # the deck's red, blue, green and yellow inks
-    face: str = "paper"  # number cards: "paper", "colour" (the face in the card's ink) or "dark"
+    face: str = "paper"  # number cards: "paper", "colour" (the face in the card's ink), "dark" or "tint"
+    tint: float = 0.25  # with "tint", how much of the card's ink the pale face holds
     dark: RGB = (22, 22, 26)  # the face of a dark deck
     face_margin: int = 6  # the paper rim around a coloured or dark face
     four_corners: bool = False  # an upright index top right as well (and so upside down bottom left)
@@ -513,6 +516,12 @@ def _looks(card: Card, design: Design, rng: np.random.Generator) -> tuple[RGB, R
         return ink, design.paper
     if design.face == "dark":
         return design.dark, ink
+    if design.face == "tint" and not (card.kind is Kind.WILD and design.wild_black):
+        # A pale wash of the card's ink over the face, the figures in a deeper shade of it so that they stand
+        # out even where the ink is light (a yellow printed ochre on pale yellow).
+        wash = tuple(round(p + design.tint * (i - p)) for p, i in zip(design.paper, ink, strict=True))
+        deep = tuple(round(0.72 * i) for i in ink)
+        return (wash[0], wash[1], wash[2]), (deep[0], deep[1], deep[2])
     return design.paper, ink
 
 
@@ -842,6 +851,9 @@ def _draw_centre_number(
         figure = _Figure.fit(_NUMBER_WORDS[card.number - 1], design, 0.8 * CARD_W, 0.1 * CARD_H)
         figure.put(img, (cx - figure.width / 2, cy - figure.height / 2), text_ink)
         return
+    if style == "picture":
+        _draw_picture(img, card, design, face, text_ink)
+        return
     if style == "logo":
         # An emblem with no figure in it, as decks that print their brand in the middle.
         r = 0.3 * CARD_W
@@ -869,6 +881,51 @@ def _draw_centre_number(
     if card.number in (6, 9):
         uy = pos[1] + th + 8
         draw.line((pos[0], uy, pos[0] + tw, uy), fill=fill, width=6 if style != "medallion" else 3)
+
+
+def _draw_picture(img: Image.Image, card: Card, design: Design, face: RGB, text_ink: RGB) -> None:
+    """A picture in the middle of the card, as children's and licensed decks print one: shapes in many colours
+    (the four inks among them), every card's its own, with the card's figure on a badge in front of it."""
+    assert card.number is not None
+    # The card's own stream: the same card of one deck always shows the same picture.
+    deck = zlib.crc32(f"{design.font.name}{design.paper}{design.radius}{design.index_height}".encode())
+    rng = np.random.default_rng([deck, card.number, _COLOUR_ORDER.index(card.color or Color.RED)])
+    x0, y0, x1, y1 = 0.14 * CARD_W, 0.24 * CARD_H, 0.86 * CARD_W, 0.78 * CARD_H
+    w, h = round(x1 - x0), round(y1 - y0)
+    art = Image.new("RGBA", (w, h), (*face, 255))
+    draw = ImageDraw.Draw(art)
+    palette = list(inks(design).values())
+    for _ in range(int(rng.integers(8, 17))):
+        if rng.random() < 0.4:
+            colour = palette[int(rng.integers(4))]
+        else:
+            r, g, b = colorsys.hsv_to_rgb(rng.random(), rng.uniform(0.25, 0.9), rng.uniform(0.35, 0.95))
+            colour = (int(r * 255), int(g * 255), int(b * 255))
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        size = rng.uniform(0.1, 0.45) * w
+        kind = int(rng.integers(4))
+        if kind == 0:
+            draw.ellipse((cx - size, cy - 0.7 * size, cx + size, cy + 0.7 * size), fill=colour)
+        elif kind == 1:
+            n = int(rng.integers(3, 7))
+            angles = np.sort(rng.uniform(0, 2 * np.pi, n))
+            draw.polygon([(cx + size * np.cos(a), cy + size * np.sin(a)) for a in angles], fill=colour)
+        elif kind == 2:
+            dx, dy = rng.normal(0, size, 2)
+            draw.line((cx - dx, cy - dy, cx + dx, cy + dy), fill=colour, width=int(rng.integers(4, 14)))
+        else:
+            draw.rounded_rectangle(
+                (cx - size, cy - size / 2, cx + size, cy + size / 2), radius=8, fill=colour
+            )
+    frame = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(frame).rounded_rectangle((0, 0, w - 1, h - 1), radius=18, fill=255)
+    art.putalpha(frame)
+    img.alpha_composite(art, dest=(round(x0), round(y0)))
+    r = 0.2 * CARD_W
+    bx, by = CARD_W / 2, y1 - 0.9 * r
+    ImageDraw.Draw(img).ellipse((bx - r, by - r, bx + r, by + r), fill=face, outline=text_ink, width=4)
+    figure = _Figure.fit(str(card.number), design, 1.3 * r, 1.2 * r)
+    figure.put(img, (bx - figure.width / 2, by - figure.height / 2), text_ink)
 
 
 def _place_word(

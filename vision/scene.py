@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.rules.cards import Card, Color
-from vision.families import FAMILIES, Family, family_design
+from vision.families import Family, family_design, family_number
 from vision.recolour import recoloured
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 
@@ -331,7 +331,7 @@ def make_scene(
         raise ValueError("a scene draws its cards from one deck or from design families, not both")
     stream = [seed, {Split.TRAIN: 0, Split.HELDOUT: 1, Split.DEV: 2}[split]]
     if families is not None:
-        stream += [3, *sorted(FAMILIES.index(f) for f in families)]
+        stream += [3, *sorted(family_number(f) for f in families)]
     if deck is not None or faces is not None:
         stream += [4, int(deck is not None), int(faces is not None)]
     rng = np.random.default_rng(stream)
@@ -574,7 +574,7 @@ def make_vignette(seed: int, families: Sequence[Family] | None = None) -> Scene:
     through the same camera, light and JPEG as scenes, at the card sizes scenes have.
     """
     rng = np.random.default_rng(
-        [seed, 2] if families is None else [seed, 2, 3, *sorted(FAMILIES.index(f) for f in families)]
+        [seed, 2] if families is None else [seed, 2, 3, *sorted(family_number(f) for f in families)]
     )
     draw = _designs(rng, Split.TRAIN, families)
     w = h = VIGNETTE
