@@ -3,9 +3,10 @@
 Teaching a deck starts by cutting every card's face out of its photos (``vision.teach.cut_cards``). The renderer
 draws teaching photos under each of ``vision.scene.TEACHING_CONDITIONS``: the mild photo from straight above,
 the phone held at a slant, a soft shadow over part of the cards, a dim warm bulb, a table as light as the cards,
-the held-out tables and printed cloths, a lamp's reflection clipped to white, and a gingham tablecloth. Each
-photo shows one of the five teaching sets (twelve cards in two rows) of a deck of one of the six design families
-with the held-out fonts, the families and sets taken in turn.
+the held-out tables and printed cloths, a lamp's reflection clipped to white, a gingham tablecloth, and cards
+laid by hand, each turned its own way with uneven gaps. Each photo shows one of the five teaching sets (twelve
+cards in two rows) of a deck of one of the six design families with the held-out fonts, the families and sets
+taken in turn.
 
 Each photo is cut as the app cuts it, told how many cards the player's list names. A photo is cut right when
 it gives as many faces as it shows cards, each face's outline holding the centre of the card's index that the

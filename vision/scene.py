@@ -613,6 +613,7 @@ TEACHING_CONDITIONS = (
     "printed-cloth",
     "glare",
     "gingham",
+    "hand-laid",
 )
 
 
@@ -635,8 +636,8 @@ def make_teaching_photo(
     over part of the table and cards; "glare", a lamp's reflection on them, clipped to white in its middle;
     "dim-warm", a dim warm bulb and a noisy exposure; "light-table", a plain table as light as the cards' paper;
     "held-out-table" and "printed-cloth", the held-out tables and the printed cloths of the scenes; "gingham", a
-    checked kitchen tablecloth of one ink on a light ground, at times the cards' own white. "mild" is the default
-    photo, drawn as it always was."""
+    checked kitchen tablecloth of one ink on a light ground, at times the cards' own white; "hand-laid", the cards
+    laid by hand rather than squared up (``_hand_laid``). "mild" is the default photo, drawn as it always was."""
     if conditions not in TEACHING_CONDITIONS:
         raise ValueError(f"unknown teaching photo conditions {conditions!r}")
     rng = np.random.default_rng([seed, 5])
@@ -673,6 +674,10 @@ def make_teaching_photo(
             y = top + r * (ch + row_gap) + rng.normal(0, 0.015 * ch)
             plan.append((card, _affine(x, y, rng.normal(0, 0.6), cw / CARD_W), len(groups), False))
             groups.append([card])
+    if conditions == "hand-laid":
+        # In place of the squared-up layout, whose draws are still made: the table, light and JPEG after them
+        # stay the mild photo's.
+        plan = _hand_laid(rows, w, h, extra)
     cards, negatives = _lay_cards(canvas, cam, plan, lambda: design, rng)
     glare = None
     if conditions == "shadow":
@@ -685,6 +690,45 @@ def make_teaching_photo(
         canvas = canvas + extra.normal(0, extra.uniform(3, 7), canvas.shape).astype(np.float32)
         canvas = np.clip(canvas, 0, 255)
     return Scene(_mild_photometric(canvas, rng, glare), cards, groups, negatives)
+
+
+def _hand_laid(rows: Sequence[Sequence[Card]], w: int, h: int, rng: np.random.Generator) -> list[_Planned]:
+    """Cards laid by hand rather than squared up: each turned by a few degrees (up to 7), the gaps between
+    neighbours uneven (from a twentieth of a card's width to a third, never touching), each card a little lower or
+    higher in its row, the rows' left ends not lined up, the whole fitted into the photo as the mild layout is."""
+    placed: list[tuple[Card, float, float, float]] = []  # card, x and y of its top-left in card widths, angle
+    corners = np.array([[0, 0], [1, 0], [1, CARD_H / CARD_W], [0, CARD_H / CARD_W]])
+    bottom = 0.0
+    for row in rows:
+        angles = np.clip(rng.normal(0, 3.0, len(row)), -7, 7)
+        spans = [(_turned(corners, a).min(0), _turned(corners, a).max(0)) for a in angles.tolist()]
+        top = bottom + (float(rng.uniform(0.1, 0.3)) if placed else 0.0)
+        right = float(rng.uniform(-0.4, 0.4))
+        row_bottom = top
+        for card, a, (lo, hi) in zip(row, angles.tolist(), spans, strict=True):
+            x = right + float(rng.uniform(0.05, 0.33)) - lo[0]
+            y = top + float(rng.uniform(0, 0.08)) - lo[1]
+            placed.append((card, x, y, a))
+            right = x + hi[0]
+            row_bottom = max(row_bottom, y + hi[1])
+        bottom = row_bottom
+    pts = np.concatenate([_turned(corners, a) + np.array([x, y]) for _, x, y, a in placed])
+    (x_lo, y_lo), (x_hi, y_hi) = pts.min(0), pts.max(0)
+    cw = min(0.86 * w / (x_hi - x_lo), 0.86 * h / (y_hi - y_lo))
+    x0 = (w - (x_hi - x_lo) * cw) / 2 - x_lo * cw
+    y0 = (h - (y_hi - y_lo) * cw) / 2 - y_lo * cw
+    return [
+        (card, _affine(x0 + x * cw, y0 + y * cw, a, cw / CARD_W), i, False)
+        for i, (card, x, y, a) in enumerate(placed)
+    ]
+
+
+def _turned(points: np.ndarray, angle_deg: float) -> np.ndarray:
+    """``points`` (n x 2) turned about the origin as ``_affine`` turns a card about its top-left."""
+    t = math.radians(angle_deg)
+    return np.asarray(
+        points @ np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]]), np.float64
+    )
 
 
 # Gingham inks (BGR): red, blue, navy, green, black, orange.

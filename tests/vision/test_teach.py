@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from collections import Counter
@@ -261,6 +262,46 @@ def test_a_card_short_of_the_list_on_a_patterned_cloth_is_told_as_a_count() -> N
         check_photo(_jpeg(scene.image), [*cards, cards[0]])
     assert err.value.code is Problem.COUNT_MISMATCH
     assert "the photo shows 12 cards, the list names 13" in str(err.value)
+
+
+def _top_edge_angles(scene: Scene) -> np.ndarray:
+    return np.array([np.degrees(np.arctan2(*(c.outline[1] - c.outline[0])[::-1])) for c in scene.cards])
+
+
+def test_hand_laid_cards_are_turned_apart_and_unevenly_spaced_without_touching() -> None:
+    # Cards laid by hand are not squared up: each is turned a little its own way and the gaps differ, but the
+    # player still lays them apart, so no two outlines meet and every card lies inside the photo.
+    spreads = []
+    for seed in range(20, 26):
+        cards = TEACHING_SETS[seed % 5]
+        mild, _ = _photo(Family.CLASSIC, seed, cards)
+        laid, _ = _photo(Family.CLASSIC, seed, cards, conditions="hand-laid")
+        assert [c.card for c in laid.cards] == list(cards)
+        h, w = laid.image.shape[:2]
+        masks = []
+        for c in laid.cards:
+            assert (c.outline >= 0).all() and (c.outline[:, 0] <= w).all() and (c.outline[:, 1] <= h).all()
+            m = np.zeros((h, w), np.uint8)
+            cv2.fillConvexPoly(m, np.round(c.outline).astype(np.int32), 1)
+            masks.append(m)
+        assert int(np.sum(masks, axis=0).max()) == 1
+        assert (
+            float(np.abs(_top_edge_angles(laid)).max()) <= 7 + 3 + 1
+        )  # the card's turn, the camera's, slant
+        spreads.append((float(np.std(_top_edge_angles(laid))), float(np.std(_top_edge_angles(mild)))))
+        # Neighbours in a row stand apart by at least a twentieth of a card's width, most by far more.
+        width = float(np.median([np.hypot(*(c.outline[1] - c.outline[0])) for c in laid.cards]))
+        gaps = []
+        for a, b in [*itertools.pairwise(masks[:6]), *itertools.pairwise(masks[6:])]:
+            gaps.append(float(cv2.distanceTransform(1 - a, cv2.DIST_L2, 5)[b > 0].min()) / width)
+        assert min(gaps) > 0.03 and max(gaps) > 2 * min(gaps), gaps
+    assert all(loose > 1.2 and neat < 1.0 for loose, neat in spreads), spreads
+
+
+@pytest.mark.parametrize("seed", [20, 21, 22])
+def test_hand_laid_cards_are_cut_where_they_lie(seed: int) -> None:
+    scene, _ = _photo(FAMILIES[seed % len(FAMILIES)], seed, TEACHING_SETS[seed % 5], conditions="hand-laid")
+    _cut_where_they_lie(scene, cut_cards(scene.image, count=12))
 
 
 def _beside_the_mild_photo(conditions: str, seed: int, cards: tuple[Card, ...]) -> tuple[Scene, Scene]:
