@@ -884,12 +884,12 @@ def _draw_centre_number(
 
 
 def _draw_picture(img: Image.Image, card: Card, design: Design, face: RGB, text_ink: RGB) -> None:
-    """A picture in the middle of the card, as children's and licensed decks print one: shapes in many colours
+    """A picture in the middle of the card, as some children's and licensed decks print: shapes in many colours
     (the four inks among them), every card's its own, with the card's figure on a badge in front of it."""
-    assert card.number is not None
+    assert card.number is not None and card.color is not None
     # The card's own stream: the same card of one deck always shows the same picture.
     deck = zlib.crc32(f"{design.font.name}{design.paper}{design.radius}{design.index_height}".encode())
-    rng = np.random.default_rng([deck, card.number, _COLOUR_ORDER.index(card.color or Color.RED)])
+    rng = np.random.default_rng([deck, card.number, _COLOUR_ORDER.index(card.color)])
     x0, y0, x1, y1 = 0.14 * CARD_W, 0.24 * CARD_H, 0.86 * CARD_W, 0.78 * CARD_H
     w, h = round(x1 - x0), round(y1 - y0)
     art = Image.new("RGBA", (w, h), (*face, 255))
