@@ -193,8 +193,8 @@ def test_a_tinted_deck_washes_each_face_in_its_cards_ink_and_no_model_trains_on_
 
 
 def test_an_illustrated_deck_prints_a_picture_of_its_own_on_every_card() -> None:
-    """The illustrated family: a picture in many colours in the middle of each card (children's and licensed
-    decks), the same picture on both copies of a card and another on every other card."""
+    """The illustrated family: a picture in many colours in the middle of each card (as some children's and
+    licensed decks print), the same picture on both copies of a card and another on every other card."""
     assert Family.ILLUSTRATED in UNSEEN_FAMILIES
     design = dataclasses.replace(family_design(np.random.default_rng(3), Family.ILLUSTRATED), wear=0.0)
     assert design.centre_style == "picture" and design.face == "paper"
@@ -262,8 +262,9 @@ def test_training_cannot_draw_a_family_kept_for_measuring(family: Family) -> Non
 @pytest.mark.parametrize("family", list(Family), ids=lambda f: f.value)
 def test_the_shipped_models_read_every_family_above_a_floor(family: Family) -> None:
     """Six photos of each family (held-out fonts and tables, the app's decode and reader): a guard that a model
-    or reader change does not lose a family, nor the kinds of deck no model was trained on. The floors sit under what the shipped models read on these photos
-    (0.92-0.99 recall, 0.96-1.0 precision), with room for a card or two; bench/bench_families.py has the figures."""
+    or reader change does not lose a family, nor the kinds of deck no model was trained on. The floors sit under
+    what the shipped models read on these photos (0.92-0.99 recall, 0.96-1.0 precision), with room for a card or
+    two; bench/bench_families.py has the figures."""
     import cv2
 
     from vision.decode import decode

@@ -285,9 +285,8 @@ def test_hand_laid_cards_are_turned_apart_and_unevenly_spaced_without_touching()
             cv2.fillConvexPoly(m, np.round(c.outline).astype(np.int32), 1)
             masks.append(m)
         assert int(np.sum(masks, axis=0).max()) == 1
-        assert (
-            float(np.abs(_top_edge_angles(laid)).max()) <= 7 + 3 + 1
-        )  # the card's turn, the camera's, slant
+        # At most the card's own turn, the camera's and a degree of slant.
+        assert float(np.abs(_top_edge_angles(laid)).max()) <= 7 + 3 + 1
         spreads.append((float(np.std(_top_edge_angles(laid))), float(np.std(_top_edge_angles(mild)))))
         # Neighbours in a row stand apart by at least a twentieth of a card's width, most by far more.
         width = float(np.median([np.hypot(*(c.outline[1] - c.outline[0])) for c in laid.cards]))
