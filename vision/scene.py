@@ -701,7 +701,7 @@ def _hand_laid(rows: Sequence[Sequence[Card]], w: int, h: int, rng: np.random.Ge
     bottom = 0.0
     for row in rows:
         angles = np.clip(rng.normal(0, 3.0, len(row)), -7, 7)
-        spans = [(_turned(corners, a).min(0), _turned(corners, a).max(0)) for a in angles.tolist()]
+        spans = [(t.min(0), t.max(0)) for t in (_turned(corners, a) for a in angles.tolist())]
         top = bottom + (float(rng.uniform(0.1, 0.3)) if placed else 0.0)
         right = float(rng.uniform(-0.4, 0.4))
         row_bottom = top
