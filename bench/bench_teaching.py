@@ -8,6 +8,11 @@ scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
         [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--detector-lr LR]
+        [--photos red,blue,green,yellow,specials]
+
+``--photos`` teaches from some of the five photos only (the colours named, ``specials`` the Wilds and Skips), as
+a group does that photographs fewer: the cards of the others are then drawn in the deck's measured look, and the
+bench also gives the precision and recall of the cards nobody photographed.
 
 ``--base DIR`` reads and teaches from the models in DIR instead of the shipped ones: with a run of
 ``bench/bench_left_out.py`` that never saw the family (``runs/left-out/without-dark``), the figures are what
@@ -106,15 +111,21 @@ def _read(jpeg: bytes) -> list[list[str]]:
     return [[str(c) for c in g] for g in read_image(decoded.image, scale=decoded.scale).groups]
 
 
-def _tally(models: Path, scenes: list[tuple[bytes, list[tuple[str, ...]]]]) -> Any:
+def _tally(
+    models: Path, scenes: list[tuple[bytes, list[tuple[str, ...]]]], only: set[str] | None = None
+) -> Any:
+    """How the models in ``models`` read the scenes; with ``only``, a second tally of just those cards (what is
+    read as one of them, and what shows one), as ``(all, those)``."""
     from vision.evaluate import Tally
 
-    tally = Tally()
+    tally, part = Tally(), Tally()
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=spawn, initializer=_reader_init, initargs=(str(models),)) as pool:
         for (_, truth), read in zip(scenes, pool.map(_read, [j for j, _ in scenes]), strict=True):
             tally.add(truth, read)
-    return tally
+            if only is not None:
+                part.add(*([[c for c in g if c in only] for g in gs] for gs in (truth, read)))
+    return tally if only is None else (tally, part)
 
 
 def _row(name: str, t: Any) -> str:
@@ -122,6 +133,10 @@ def _row(name: str, t: Any) -> str:
         f"| {name} | {t.precision:.4f} ({t.right_cards}/{t.read_cards}) | {t.recall:.4f} "
         f"({t.right_cards}/{t.true_cards}) | {t.exact_rate:.3f} ({t.exact}/{t.scenes}) | {t.kinds_text()} |"
     )
+
+
+# The five usual teaching photos (``vision.teach.TEACHING_SETS``), in their order.
+PHOTO_SETS = ("red", "blue", "green", "yellow", "specials")
 
 
 TABLE_HEAD = (
@@ -150,10 +165,18 @@ def main() -> None:
         "--render-share", type=float, default=None, help="share of the teaching time spent rendering"
     )
     ap.add_argument("--detector-lr", type=float, default=None, help="the taught detector's learning rate")
+    ap.add_argument(
+        "--photos",
+        default=",".join(PHOTO_SETS),
+        help="the teaching photos to teach from (comma-separated: red, blue, green, yellow, specials)",
+    )
     args = ap.parse_args()
+    chosen = [t.strip() for t in args.photos.split(",") if t.strip()]
+    if not chosen or any(t not in PHOTO_SETS for t in chosen):
+        raise SystemExit(f"--photos takes some of: {', '.join(PHOTO_SETS)}")
 
     from vision.detector import MODELS_DIR
-    from vision.teach import BOLD_TABLES, DETECTOR_LR, RENDER_SHARE, teach, teaching_photos
+    from vision.teach import BOLD_TABLES, DETECTOR_LR, RENDER_SHARE, TEACHING_SETS, teach, teaching_photos
 
     first = DEV_SEED if args.dev else FIRST_SEED
     bold = BOLD_TABLES if args.bold_tables is None else args.bold_tables
@@ -166,16 +189,20 @@ def main() -> None:
         f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
         f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths, "
-        f"{share:g} of the time rendering, the detector learning at {lr:g}"
+        f"{share:g} of the time rendering, the detector learning at {lr:g}; teaching photos: {', '.join(chosen)}"
     )
     spawn = multiprocessing.get_context("spawn")
     jobs = [(first + i, args.family, args.seed) for i in range(args.scenes)]
     with ProcessPoolExecutor(args.threads, mp_context=spawn) as pool:
         scenes = list(pool.map(_render, jobs, chunksize=4))
     base = args.base.resolve() if args.base else MODELS_DIR
-    shipped = _tally(base, scenes)
-
-    photos = teaching_photos(design, args.seed)
+    photos = [
+        p for name, p in zip(PHOTO_SETS, teaching_photos(design, args.seed), strict=True) if name in chosen
+    ]
+    untaught = {str(c) for cards in TEACHING_SETS for c in cards} - {
+        c for _, cards in photos for c in cards.split()
+    }
+    shipped, shipped_untaught = _tally(base, scenes, untaught)
     decks = args.keep or Path(tempfile.mkdtemp(prefix="bench-decks-"))
     t0 = time.monotonic()
     folder = teach(
@@ -190,12 +217,18 @@ def main() -> None:
         detector_lr=lr,
     )
     took = time.monotonic() - t0
-    taught = _tally(folder, scenes)
+    taught, taught_untaught = _tally(folder, scenes, untaught)
 
     print()
     print(TABLE_HEAD)
     print(_row("shipped" if args.base is None else f"{args.base} (before teaching)", shipped))
     print(_row(f"taught from {len(photos)} photos", taught))
+    if untaught:
+        left = ", ".join(name for name in PHOTO_SETS if name not in chosen)
+        print(f"\nthe cards of the photos not taught ({left}) alone:")
+        print(TABLE_HEAD.replace("| exact scenes ", "| (scenes) ", 1))
+        print(_row("before teaching", shipped_untaught))
+        print(_row("taught", taught_untaught))
     print(
         f"\nteaching: {took / 60:.1f} min of {args.minutes:g} allowed, {args.threads} threads; deck in {folder}"
     )
