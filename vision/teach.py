@@ -1190,11 +1190,27 @@ def _rgb(lab: NDArray[np.floating[Any]]) -> RGB:
     return (r, g, b)
 
 
-def _ink_of(lab: NDArray[np.float32], alpha: NDArray[np.uint8]) -> NDArray[np.float32] | None:
-    """A number card's ink: the most strongly coloured hue on the face (its figures, or its whole face)."""
+# How far past the index box the corner is searched for the ink: a box found a little short of a shape's edge.
+_INDEX_PAD = 6
+
+
+def _ink_of(
+    lab: NDArray[np.float32], alpha: NDArray[np.uint8], corner: tuple[int, int] | None = None
+) -> NDArray[np.float32] | None:
+    """A number card's ink: the most strongly coloured hue in its index corner (its figure, or the shape or face
+    it stands on), else on the whole face. A deck with a picture in the middle prints it in many colours, more
+    strongly coloured than the ink, so the face as a whole does not say which is the card's; the index does.
+    ``corner`` is where the index ends (x, y) on the face."""
+    if corner is not None:
+        x, y = corner
+        ink = _ink_of(lab[: y + _INDEX_PAD, : x + _INDEX_PAD], alpha[: y + _INDEX_PAD, : x + _INDEX_PAD])
+        if ink is not None:
+            return ink
     inner = lab[8:-8, 8:-8][alpha[8:-8, 8:-8] > 200]
+    if len(inner) == 0:
+        return None
     chroma = np.hypot(inner[:, 1], inner[:, 2])
-    if len(inner) == 0 or np.percentile(chroma, 99) < 15:
+    if np.percentile(chroma, 99) < 15:
         return None
     # The most strongly coloured pixels: thin strokes blurred by the camera are ink mixed with paper.
     strong = inner[chroma >= np.percentile(chroma, 99.5)]
@@ -1219,10 +1235,10 @@ def measure_look(faces: Mapping[Card, Sequence[NDArray[np.uint8]]]) -> Look:
             band = lab[CARD_H // 3 : 2 * CARD_H // 3, 2:5].reshape(-1, 3)
             edges.append(np.median(band, 0))
             if card.kind is Kind.NUMBER and card.color is not None:
-                ink = _ink_of(lab, alpha)
+                x1, y1 = index_box(face)[2:]
+                ink = _ink_of(lab, alpha, (x1, y1))
                 if ink is not None:
                     inks[card.color].append(ink)
-                x1, y1 = index_box(face)[2:]
                 corner = _ink_mask(lab[:y1, :x1], alpha[:y1, :x1], grounds[-1])
                 shaped.append(float(corner.mean()) > 0.45)
     ground = np.median(grounds, 0) if grounds else np.array([95.0, 0.0, 0.0], np.float32)

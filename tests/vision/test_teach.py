@@ -477,6 +477,11 @@ def test_index_boxes_of_cut_faces_agree_with_the_renderers() -> None:
     assert np.mean(np.array(ious) > 0.6) >= 0.9
 
 
+def _hue_chroma(rgb: tuple[int, int, int]) -> tuple[float, float]:
+    _, a, b = cv2.cvtColor(np.array([[rgb]], np.float32) / 255, cv2.COLOR_RGB2Lab)[0, 0]
+    return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
+
+
 def test_the_looks_inks_are_measured_from_the_faces() -> None:
     design = family_design(np.random.default_rng(4), Family.CLASSIC, Split.HELDOUT)
     scene, _ = _photo(Family.CLASSIC, 4, TEACHING_SETS[0])
@@ -486,14 +491,31 @@ def test_the_looks_inks_are_measured_from_the_faces() -> None:
     assert look.face == "paper"
     assert design.palette is not None
 
-    def hue_chroma(rgb: tuple[int, int, int]) -> tuple[float, float]:
-        _, a, b = cv2.cvtColor(np.array([[rgb]], np.float32) / 255, cv2.COLOR_RGB2Lab)[0, 0]
-        return float(np.degrees(np.arctan2(b, a))), float(np.hypot(a, b))
-
     # A camera's blur mixes thin strokes with paper, so the ink is measured a little paler; its hue holds.
-    (hue, chroma), (printed_hue, printed_chroma) = hue_chroma(look.inks[0]), hue_chroma(design.palette[0])
+    (hue, chroma), (printed_hue, printed_chroma) = _hue_chroma(look.inks[0]), _hue_chroma(design.palette[0])
     assert abs(hue - printed_hue) < 12
     assert chroma > 0.6 * printed_chroma
+
+
+@pytest.mark.parametrize(
+    "family", [Family.ILLUSTRATED, Family.TINTED, Family.TABBED, Family.DARK], ids=lambda f: f.value
+)
+def test_each_colours_ink_is_measured_from_its_indexes(family: Family) -> None:
+    # The look's inks draw the cards nobody photographed (a colour with cards missing, the Wilds and Skips when
+    # their photo is not taken). A picture in the middle of the card is printed in many colours, some stronger
+    # than the ink: an ink taken from the whole face was another colour's on ten of sixteen picture decks' inks.
+    design = family_design(np.random.default_rng(0), family, Split.HELDOUT)
+    assert design.palette is not None
+    faces: dict[Card, list[np.ndarray]] = {}
+    for cards in TEACHING_SETS[:4]:
+        scene, _ = _photo(family, 0, cards)
+        for laid, c in zip(scene.cards, cut_cards(scene.image, len(cards)), strict=True):
+            faces.setdefault(laid.card, []).append(c.face)
+    look = measure_look(faces)
+    assert look.measured == (True, True, True, True)
+    for measured, printed in zip(look.inks, design.palette, strict=True):
+        hue, printed_hue = _hue_chroma(measured)[0], _hue_chroma(printed)[0]
+        assert abs((hue - printed_hue + 180) % 360 - 180) < 20
 
 
 def test_scenes_drawn_with_taught_faces_or_one_deck() -> None:
