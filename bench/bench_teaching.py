@@ -135,6 +135,16 @@ def _row(name: str, t: Any) -> str:
     )
 
 
+PART_HEAD = "| models | card precision | card recall | missed / wrong colour / wrong figure / extra |\n|---|---|---|---|"
+
+
+def _part_row(name: str, t: Any) -> str:
+    return (
+        f"| {name} | {t.precision:.4f} ({t.right_cards}/{t.read_cards}) | {t.recall:.4f} "
+        f"({t.right_cards}/{t.true_cards}) | {t.kinds_text()} |"
+    )
+
+
 # The five usual teaching photos (``vision.teach.TEACHING_SETS``), in their order.
 PHOTO_SETS = ("red", "blue", "green", "yellow", "specials")
 
@@ -226,9 +236,9 @@ def main() -> None:
     if untaught:
         left = ", ".join(name for name in PHOTO_SETS if name not in chosen)
         print(f"\nthe cards of the photos not taught ({left}) alone:")
-        print(TABLE_HEAD.replace("| exact scenes ", "| (scenes) ", 1))
-        print(_row("before teaching", shipped_untaught))
-        print(_row("taught", taught_untaught))
+        print(PART_HEAD)
+        print(_part_row("before teaching", shipped_untaught))
+        print(_part_row("taught", taught_untaught))
     print(
         f"\nteaching: {took / 60:.1f} min of {args.minutes:g} allowed, {args.threads} threads; deck in {folder}"
     )
