@@ -1222,11 +1222,35 @@ def _ink_of(
     return np.asarray(np.median(strong[near], 0), np.float32)
 
 
+# The card stock is looked for in a band this many pixels wide along the face's left and right edges (past the
+# first two, where a cut may hold a sliver of table), among its light, nearly neutral pixels: many decks print a
+# frame or a line in the card's ink a few pixels in, and the band then holds some of it.
+_EDGE_BAND = (2, 8)
+_STOCK_L, _STOCK_CHROMA = 60.0, 12.0
+# A face's stock is measured where at least this share of its band is stock.
+_STOCK_SHARE = 0.2
+
+
+def _stock(lab: NDArray[np.float32], alpha: NDArray[np.uint8]) -> NDArray[np.float32] | None:
+    """The card stock at a face's edges (Lab), or None where the band shows too little of it."""
+    a, b = _EDGE_BAND
+    rows = slice(CARD_H // 3, 2 * CARD_H // 3)
+    band = np.concatenate(
+        [lab[rows, a:b][alpha[rows, a:b] > 200], lab[rows, -b:-a][alpha[rows, -b:-a] > 200]]
+    )
+    light = band[(band[:, 0] >= _STOCK_L) & (np.hypot(band[:, 1], band[:, 2]) <= _STOCK_CHROMA)]
+    if len(band) == 0 or len(light) < _STOCK_SHARE * len(band):
+        return None
+    return np.asarray(np.median(light, 0), np.float32)
+
+
 def measure_look(faces: Mapping[Card, Sequence[NDArray[np.uint8]]]) -> Look:
     """The deck's inks, paper and kind of face, measured from its taught faces (RGBA); inks of colours that
-    were not taught stay the renderer's."""
+    were not taught stay the renderer's. The kind of face is the number cards' where any were taught: a deck
+    prints its Wilds and Skips on faces of their own (a dark deck's Skips on white, a coloured deck's Wilds on
+    black)."""
     inks: dict[Color, list[NDArray[np.float32]]] = {c: [] for c in _COLOURS}
-    grounds, edges, shaped = [], [], []
+    grounds, numbers, edges, stocks, shaped = [], [], [], [], []
     for card, group in faces.items():
         for face in group:
             alpha = face[..., 3]
@@ -1234,6 +1258,11 @@ def measure_look(faces: Mapping[Card, Sequence[NDArray[np.uint8]]]) -> Look:
             grounds.append(_ground(lab, alpha))
             band = lab[CARD_H // 3 : 2 * CARD_H // 3, 2:5].reshape(-1, 3)
             edges.append(np.median(band, 0))
+            stock = _stock(lab, alpha)
+            if stock is not None:
+                stocks.append(stock)
+            if card.kind is Kind.NUMBER:
+                numbers.append(grounds[-1])
             if card.kind is Kind.NUMBER and card.color is not None:
                 x1, y1 = index_box(face)[2:]
                 ink = _ink_of(lab, alpha, (x1, y1))
@@ -1241,12 +1270,18 @@ def measure_look(faces: Mapping[Card, Sequence[NDArray[np.uint8]]]) -> Look:
                     inks[card.color].append(ink)
                 corner = _ink_mask(lab[:y1, :x1], alpha[:y1, :x1], grounds[-1])
                 shaped.append(float(corner.mean()) > 0.45)
-    ground = np.median(grounds, 0) if grounds else np.array([95.0, 0.0, 0.0], np.float32)
-    paper = _rgb(np.median(edges, 0)) if edges else (245, 245, 245)
-    if ground[0] < 32:
-        face_kind = "dark"
-    elif np.hypot(ground[1], ground[2]) > 25:
+    ground = np.median(numbers or grounds, 0) if grounds else np.array([95.0, 0.0, 0.0], np.float32)
+    # Where no face shows its stock plainly (a face printed to its edge), the band as it is.
+    paper = _rgb(np.median(stocks or edges, 0)) if edges else (245, 245, 245)
+    # A dark face is nearly black: after the cutting's white balance, which lifts a dark photo by its light rims
+    # and figures, its ground can reach the lightness of a saturated blue face, told apart by its colour.
+    # The faces' chroma is taken face by face: coloured faces of the four colours lie on all sides of neutral,
+    # and the median of their colours is grey.
+    chroma = float(np.median([np.hypot(g[1], g[2]) for g in numbers or grounds])) if grounds else 0.0
+    if chroma > 25:
         face_kind = "colour"
+    elif ground[0] < 50:
+        face_kind = "dark"
     else:
         face_kind = "paper"
     measured = [bool(inks[c]) for c in _COLOURS]

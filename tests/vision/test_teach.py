@@ -19,7 +19,7 @@ from companion.cli import deck as deck_cli
 from companion.rules.cards import Card
 from vision.crops import CLASS_OF
 from vision.detections import outline_iou
-from vision.families import FAMILIES, Family, family_design
+from vision.families import FAMILIES, Family, family_design, family_number
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 from vision.scene import SYMBOLS, Scene, make_scene, make_teaching_photo
 from vision.teach import (
@@ -516,6 +516,42 @@ def test_each_colours_ink_is_measured_from_its_indexes(family: Family) -> None:
     for measured, printed in zip(look.inks, design.palette, strict=True):
         hue, printed_hue = _hue_chroma(measured)[0], _hue_chroma(printed)[0]
         assert abs((hue - printed_hue + 180) % 360 - 180) < 20
+
+
+def _taught_look(family: Family, seed: int, sets: Sequence[int]) -> tuple[Design, Any]:
+    """A deck of ``family`` (the teaching bench's design ``seed``) and the look measured from its teaching
+    photos ``sets`` (indexes into TEACHING_SETS), cut as ``phase10 deck teach`` cuts them."""
+    design = family_design(np.random.default_rng([seed, 31, family_number(family)]), family, Split.HELDOUT)
+    faces: dict[Card, list[np.ndarray]] = {}
+    for k in sets:
+        cards = TEACHING_SETS[k]
+        scene = make_teaching_photo([cards[:6], cards[6:]], design, seed * 10 + k)
+        for laid, c in zip(scene.cards, cut_cards(scene.image, len(cards)), strict=True):
+            faces.setdefault(laid.card, []).append(c.face)
+    return design, measure_look(faces)
+
+
+@pytest.mark.parametrize(
+    ("family", "seed", "sets"),
+    [(Family.DARK, 2, range(5)), (Family.DARK, 2, (0, 4)), (Family.COLOUR_FACE, 4, range(5))],
+    ids=["dark-five-photos", "dark-red-and-specials", "colour-face-five-photos"],
+)
+def test_the_kind_of_face_is_the_number_cards(family: Family, seed: int, sets: Sequence[int]) -> None:
+    # The cards nobody photographed are drawn on the look's kind of face. A dark deck prints its Skips on
+    # white and its cut faces are lifted by the photo's white balance; coloured faces of four colours have a
+    # grey median colour: either was taken for a paper face.
+    design, look = _taught_look(family, seed, sets)
+    assert look.face == design.face
+
+
+def test_the_paper_is_the_card_stock_not_a_frame_or_rim() -> None:
+    # Every deck prints on a light stock. A dark deck leaves only a rim of it a few pixels wide around its dark
+    # face, and a band measured at a fixed depth reached into the face: the paper came out grey, and the cards
+    # nobody photographed were drawn on grey.
+    _, look = _taught_look(Family.DARK, 1, range(5))
+    lightness, a, b = cv2.cvtColor(np.array([[look.paper]], np.float32) / 255, cv2.COLOR_RGB2Lab)[0, 0]
+    assert lightness >= 80
+    assert np.hypot(a, b) <= 8
 
 
 def test_scenes_drawn_with_taught_faces_or_one_deck() -> None:
