@@ -27,7 +27,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PHOTO_SETS = ("red", "blue", "green", "yellow", "specials")
 PAPER_L, PAPER_CHROMA = 80.0, 8.0
 INK_HUE = 20.0
 
@@ -82,6 +81,7 @@ def _judge(job: tuple[str, int, tuple[int, ...]]) -> tuple[str, list[str]]:
 
 def main() -> None:
     from bench_families import _families
+    from bench_teaching import PHOTO_SETS
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--decks", type=int, default=5, help="decks (designs) per family")
