@@ -13,6 +13,9 @@ the project is trained on: the shipped models' figure there is a deck of a kind 
 ``--models`` reads with the models in DIR (the served files are made there first if only the exports are there);
 ``--trained-on`` names the families those models saw in training (``none``, ``all`` or a list), for the table.
 ``--dev`` reads the family dev scenes instead (seeds 850 000 on), the ones to choose by.
+``--turn 90|180|270`` turns every scene that far clockwise before it is encoded, as a photo taken from beside or
+across the table is (the reader turns it back: ``vision.detector.TURNS``); ``--as-taken`` reads each photo only
+as it came, as the reader did before it looked at turned photos.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import os
 import platform
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -35,17 +39,21 @@ FIRST_SEED = 700_000
 DEV_SEED = 850_000
 
 
-def _render(job: tuple[int, str]) -> tuple[bytes, list[tuple[str, ...]]]:
+def _render(job: tuple[int, str] | tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
+    """A family scene as JPEG bytes (turned ``job[2]`` degrees clockwise where given) and its true groups."""
     import cv2
 
+    from vision.detector import turned
     from vision.evaluate import truth_groups
     from vision.families import Family
     from vision.render import Split
     from vision.scene import make_scene
 
-    seed, family = job
+    seed, family, *turn = job
     scene = make_scene(seed, Split.HELDOUT, families=[Family(family)])
-    ok, jpg = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    ok, jpg = cv2.imencode(
+        ".jpg", turned(scene.image, turn[0] if turn else 0), [cv2.IMWRITE_JPEG_QUALITY, 92]
+    )
     assert ok
     return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)]
 
@@ -87,13 +95,21 @@ def main() -> None:
         action="store_true",
         help="read as before the speed work: square detector, fp32 classifier, every view, both looks",
     )
+    ap.add_argument(
+        "--turn", type=int, choices=(0, 90, 180, 270), default=0, help="turn every scene (degrees)"
+    )
+    ap.add_argument("--as-taken", action="store_true", help="read each photo only as it came, never turned")
     args = ap.parse_args()
     if args.models is not None:
         os.environ["PHASE10_MODELS"] = str(args.models.resolve())  # read by vision.detector at import
         _served_files(args.models)
 
+    from vision import detector
     from vision.detector import MODELS_DIR
     from vision.evaluate import Tally
+
+    if args.as_taken:
+        detector.TURNS = (0,)
 
     families = _families(args.families)
     first = DEV_SEED if args.dev else FIRST_SEED
@@ -105,7 +121,13 @@ def main() -> None:
         from bench_vision import configure
 
         slow = argparse.Namespace(
-            square=True, fp32=True, all_views=True, both_looks=True, spinning=False, enlarged="never"
+            square=True,
+            fp32=True,
+            all_views=True,
+            both_looks=True,
+            spinning=False,
+            enlarged="never",
+            as_taken=True,
         )
         print(f"reading: {configure(slow)}")
     print()
@@ -114,10 +136,13 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     total = Tally()
+    turns: Counter[int] = Counter()
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for family in families:
-            tally = read_family(family, args.scenes, pool, total=total, first=first)
+            tally = read_family(
+                family, args.scenes, pool, total=total, first=first, turn=args.turn, turns=turns
+            )
             print(
                 f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
                 f"({tally.right_cards}/{tally.read_cards}) | {tally.recall:.4f} ({tally.right_cards}/"
@@ -129,7 +154,11 @@ def main() -> None:
         f"| all | | {total.precision:.4f} | {total.recall:.4f} | {total.exact_rate:.3f} "
         f"({total.exact}/{total.scenes}) |"
     )
-    print(f"\n{time.time() - t0:.0f} s")
+    print(
+        f"\nscenes turned {args.turn} degrees; read turned: "
+        + ", ".join(f"{t}: {n}" for t, n in sorted(turns.items()))
+    )
+    print(f"{time.time() - t0:.0f} s")
 
 
 def read_family(
@@ -140,18 +169,23 @@ def read_family(
     models_dir: Path | None = None,
     total: Any = None,
     first: int = FIRST_SEED,
+    turn: int = 0,
+    turns: Counter[int] | None = None,
 ) -> Any:
-    """The tally (with its error kinds) of ``n`` of ``family``'s scenes from seed ``first`` on, read the app's way
-    (JPEG bytes, decoded as an upload) with the models in ``models_dir`` (default: the process's); each scene is
-    added to ``total`` too."""
+    """The tally (with its error kinds) of ``n`` of ``family``'s scenes from seed ``first`` on, each turned
+    ``turn`` degrees clockwise, read the app's way (JPEG bytes, decoded as an upload) with the models in
+    ``models_dir`` (default: the process's); each scene is added to ``total`` too, and the turn it was read in
+    to ``turns``."""
     from vision.decode import decode
     from vision.evaluate import Tally
     from vision.reader import read_image
 
     tally = Tally()
-    jobs = [(first + i, family) for i in range(n)]
+    jobs = [(first + i, family, turn) for i in range(n)]
     for jpeg, truth in pool.map(_render, jobs, chunksize=4):
         reading = read_image(decode(jpeg).image, models_dir=models_dir)
+        if turns is not None:
+            turns[reading.turned] += 1
         read = [[str(c) for c in g] for g in reading.groups]
         tally.add(truth, read)
         if total is not None:

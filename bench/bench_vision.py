@@ -429,6 +429,8 @@ def configure(args: argparse.Namespace) -> str:
         detector.SURE_VIEW = math.inf
     if args.both_looks:
         detector.CLOSE_UP_FEW = sys.maxsize
+    if args.as_taken:
+        detector.TURNS = (0,)
     enlarged = args.enlarged
     if enlarged != "small":
         detector.SMALL_INDEX = math.inf if enlarged == "always" else 0.0
@@ -443,6 +445,7 @@ def configure(args: argparse.Namespace) -> str:
                 enlarged, "no enlarged look"
             ),
             "spinning threads" if args.spinning else "sleeping threads",
+            "the photo as it came only" if args.as_taken else "the photo turned too (upside down, sideways)",
         )
     )
 
@@ -468,6 +471,11 @@ def main() -> int:
         choices=("small", "always", "never"),
         default="small",
         help="the enlarged look: for small indexes (served), on every photo but close-ups, or never",
+    )
+    ap.add_argument(
+        "--as-taken",
+        action="store_true",
+        help="read the photo only as it came, not turned half round or sideways (the reader before)",
     )
     args = ap.parse_args()
     print(

@@ -84,6 +84,49 @@ CROP_VIEWS: tuple[tuple[float, float, float], ...] = (
 SURE_VIEW = 0.9
 # An input of any size still has to divide into the detector's coarsest grid.
 INPUT_STRIDE = 32
+# A phone held flat over a table cannot tell which way is up (its orientation sensor follows gravity, which then
+# points through the screen), and a player photographs the cards of the player opposite or beside: the photo's
+# cards may lie upside down or sideways, where the detector, trained to box only upright indexes, finds few or
+# none. So the photo is looked at as it came and turned half round, and turned a quarter each way too when neither
+# of those looks finds much (their detector scores summing under SIDEWAYS_BELOW, about a handful of indexes: a
+# photo turned sideways sums well under it). The turn whose look sums highest is read, but a turn other than the
+# photo as it came only where its look is sure of at least CLOSE_UP_FEW indexes: fewer is what a close-up's first
+# look finds whichever way it is turned, and there the sums are noise. Chosen on the family dev photos given in
+# each of the four turns and the close-ups (models/MODEL_CARD.md, "Photos taken from any side of the table").
+TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
+SIDEWAYS_BELOW = 6.0
+_ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+def turned(img: Image, turn: int) -> Image:
+    """``img`` turned ``turn`` degrees clockwise (0, 90, 180 or 270)."""
+    return img if turn == 0 else np.asarray(cv2.rotate(img, _ROTATE[turn]), np.uint8)
+
+
+def turned_box(box: Box, turn: int, width: int, height: int) -> Box:
+    """A box in an image of ``width`` x ``height``, in the pixels of that image turned ``turn`` degrees clockwise.
+
+    >>> turned_box((20, 70, 60, 90), 90, 200, 100)
+    (10, 20, 30, 60)
+    """
+    return unturned_box(box, (360 - turn) % 360, width, height)
+
+
+def unturned_box(box: Box, turn: int, width: int, height: int) -> Box:
+    """A box in an image turned ``turn`` degrees clockwise (``width`` x ``height`` once turned), in the pixels of
+    the image before it was turned.
+
+    >>> unturned_box((10, 20, 30, 60), 90, 100, 200)  # a 200x100 image turned a quarter: 100 wide, 200 high
+    (20, 70, 60, 90)
+    """
+    x1, y1, x2, y2 = box
+    if turn == 90:
+        return (y1, width - x2, y2, width - x1)
+    if turn == 180:
+        return (width - x2, height - y2, width - x1, height - y1)
+    if turn == 270:
+        return (height - y2, x1, height - y1, x2)
+    return box
 
 
 def letterbox(img: Image, size: int, fill: float = 1.0) -> tuple[Image, float, tuple[int, int]]:
@@ -252,10 +295,29 @@ class Models:
         """The classifier runs with 8-bit weights and activations."""
         return self.engine.int8
 
-    def detect(self, img: Image) -> Detections:
-        """The index boxes in ``img`` (its pixels), strongest first."""
+    def upright(self, img: Image) -> tuple[int, Image, Detections]:
+        """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
+        and the first look at it."""
+        looks = {turn: self.look(turned(img, turn)) for turn in TURNS[:2]}
+        if max(float(d.confidence.sum()) for d in looks.values()) < SIDEWAYS_BELOW:
+            looks.update({turn: self.look(turned(img, turn)) for turn in TURNS[2:]})
+        best = TURNS[0]
+        for turn, look in looks.items():  # the first of equals wins: TURNS' order
+            sure = int((look.confidence >= CLOSE_UP_SURE).sum())
+            if sure >= CLOSE_UP_FEW and look.confidence.sum() > looks[best].confidence.sum():
+                best = turn
+        return best, turned(img, best), looks[best]
+
+    def look(self, img: Image) -> Detections:
+        """The detector's first look at ``img``: the photo filling the input."""
+        return self._look(img, 1.0, margin=0)
+
+    def detect(self, img: Image, first: Detections | None = None) -> Detections:
+        """The index boxes in ``img`` (its pixels), strongest first; ``first`` is ``look(img)`` where it was
+        taken already."""
         long_side = max(img.shape[:2])
-        first = self._look(img, 1.0, margin=0)
+        if first is None:
+            first = self.look(img)
         looks = [first]
         if close_up(first, long_side):
             shrunk = self._look(img, SHRUNK_FILL, margin=round(SHRUNK_MARGIN * self.imgsz))

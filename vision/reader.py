@@ -26,7 +26,7 @@ from companion.rules.cards import Card
 from vision.crops import CLASS_CARDS, NONE_CLASS, Image
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
 from vision.detections import Box, Detections, shared_fraction
-from vision.detector import card_classes, get_models
+from vision.detector import card_classes, get_models, unturned_box
 from vision.inference import Runtime
 from vision.layout import gap_boxes, group_boxes
 
@@ -59,6 +59,9 @@ class PhotoReading:
     height: int
     # milliseconds: decode, inference (= detector + classifier), post, total
     timings: dict[str, float] = field(default_factory=dict)
+    # Degrees clockwise the photo was turned to read it: 180 when the cards lay upside down in it (photographed
+    # from across the table), 90 or 270 when sideways (vision.detector.TURNS). Boxes stay in the photo's pixels.
+    turned: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The ``phase10 detect --json`` object (without ``file``)."""
@@ -68,6 +71,7 @@ class PhotoReading:
             "width": self.width,
             "height": self.height,
             "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
+            "turned": self.turned,
         }
 
     def card_groups(self) -> list[tuple[CardReading, ...]]:
@@ -82,7 +86,9 @@ class PhotoReading:
 class CardModels(Protocol):
     """What the reader asks of the models (``vision.detector.Models``)."""
 
-    def detect(self, img: Image) -> Detections: ...
+    def upright(self, img: Image) -> tuple[int, Image, Detections]: ...
+
+    def detect(self, img: Image, first: Detections | None = None) -> Detections: ...
 
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
 
@@ -98,7 +104,9 @@ def read_image(
     reads with the models of that folder (a taught deck's) instead of the shipped ones."""
     models: CardModels = get_models(runtime, models_dir)
     t0 = time.perf_counter()
-    dets = models.detect(image)
+    h, w = image.shape[:2]
+    turn, image, first = models.upright(image)
+    dets = models.detect(image, first)
     td = time.perf_counter()
     probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
     t1 = time.perf_counter()
@@ -112,8 +120,7 @@ def read_image(
     if len(found):
         readings = Detections.merge([readings, found])
         order = group_boxes(readings.xyxy)
-    h, w = image.shape[:2]
-    cards, groups = _in_table_order(readings, order, scale, w, h)
+    cards, groups = _in_table_order(readings, order, scale, turn, image.shape[1], image.shape[0])
     t2 = time.perf_counter()
     timings = {
         "inference": (t1 - t0 + gap_time) * 1000,
@@ -122,7 +129,7 @@ def read_image(
         "detector": (td - t0) * 1000,
         "classifier": (t1 - td + gap_time) * 1000,
     }
-    return PhotoReading(cards, groups, round(w * scale), round(h * scale), timings)
+    return PhotoReading(cards, groups, round(w * scale), round(h * scale), timings, turn)
 
 
 def _card(class_id: int) -> Card:
@@ -132,9 +139,11 @@ def _card(class_id: int) -> Card:
 
 
 def _in_table_order(
-    readings: Detections, order: list[list[int]], scale: float, w: int, h: int
+    readings: Detections, order: list[list[int]], scale: float, turn: int, w: int, h: int
 ) -> tuple[tuple[CardReading, ...], tuple[tuple[Card, ...], ...]]:
-    """The readings group by group, each box clipped to the image and scaled to the original photo's pixels."""
+    """The readings group by group, each box clipped to the image, and taken back to the photo's pixels from the
+    image that was read (``w`` x ``h``, turned ``turn`` degrees clockwise, the original photo's ``scale`` pixels
+    per pixel)."""
     assert readings.class_id is not None
     class_ids = readings.class_id.tolist()
     confidences = readings.confidence.tolist()
@@ -145,12 +154,9 @@ def _in_table_order(
         groups.append(tuple(_card(class_ids[i]) for i in g))
         for i in g:
             x1, y1, x2, y2 = boxes[i]
-            box = (
-                round(max(x1, 0) * scale),
-                round(max(y1, 0) * scale),
-                round(min(x2, w) * scale),
-                round(min(y2, h) * scale),
-            )
+            clipped = (max(x1, 0), max(y1, 0), min(x2, w), min(y2, h))
+            u1, v1, u2, v2 = unturned_box(clipped, turn, w, h)
+            box = (round(u1 * scale), round(v1 * scale), round(u2 * scale), round(v2 * scale))
             cards.append(CardReading(_card(class_ids[i]), confidences[i], box))
     return tuple(cards), tuple(groups)
 
@@ -268,7 +274,7 @@ def read_photo(
     reading = read_image(decoded.image, scale=decoded.scale, runtime=runtime, models_dir=models_dir)
     timings = {"decode": (t1 - t0) * 1000, **reading.timings}
     timings["total"] = timings["decode"] + timings["inference"] + timings["post"]
-    return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings)
+    return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings, reading.turned)
 
 
 def draw_reading(image: Image, reading: PhotoReading, scale: float = 1.0) -> Image:

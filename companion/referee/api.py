@@ -240,6 +240,7 @@ def hand_photo() -> dict[str, Any]:
         "cards": read["cards"],
         "width": reading.width,
         "height": reading.height,
+        "turned": reading.turned,
         **deck_answer(deck, form_field("lang")),
     }
     if not cards:
@@ -308,6 +309,7 @@ def reading_dict(reading: Any, file_name: str) -> dict[str, Any]:
         "detected": [list(g) for g in group_indexes(reading)],
         "width": reading.width,
         "height": reading.height,
+        "turned": reading.turned,
         "timings_ms": read.get("timings_ms", {}),
     }
 

@@ -379,6 +379,7 @@ def keep_for_training() -> tuple[Response, int]:
         width, height = int(form_field("width") or 0), int(form_field("height") or 0)
     except ValueError:
         raise BadInput("the photo's size is missing", field="width") from None
+    turned = training.parse_turned(form_field("turned"))
     meta: dict[str, Any] = {
         "groups": _json_field("groups"),
         "phase": form_field("phase"),
@@ -387,7 +388,9 @@ def keep_for_training() -> tuple[Response, int]:
         # learns from the photo (vision.teach.kept_photos).
         "deck": choice_for(game.camera_deck).name,
     }
-    name, count = training.keep(data, form_field("cards"), width, height, meta, game_id=game.id)
+    name, count = training.keep(
+        data, form_field("cards"), width, height, meta, game_id=game.id, turned=turned
+    )
     if meta["deck"]:
         message = gettext(
             "Thank you: the deck %(name)s will learn from this photo when it learns from its kept photos on the "

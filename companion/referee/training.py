@@ -88,6 +88,19 @@ def _box(box: Any, card: Card, width: int, height: int) -> tuple[float, float, f
     return x1, y1, x2, y2
 
 
+# The turns the camera reads a photo in (vision.detector.TURNS), as the page sends back the reading's "turned".
+TURNS = (0, 90, 180, 270)
+
+
+def parse_turned(raw: str | None) -> int:
+    """How far the camera turned the photo to read it (clockwise degrees; none when the page does not say)."""
+    if not raw:
+        return 0
+    if raw.strip() not in {str(t) for t in TURNS}:
+        raise BadInput("the photo's turn is one of 0, 90, 180 or 270 degrees", field="turned")
+    return int(raw)
+
+
 def keep(
     data: bytes,
     raw_cards: str | None,
@@ -96,10 +109,13 @@ def keep(
     meta: dict[str, Any],
     *,
     game_id: str,
+    turned: int = 0,
 ) -> tuple[str, int]:
     """Store the photo with its labels; returns the example's name and how many photos are kept.
 
-    Files are named after the game, so that one game's share of the folder can be counted and capped."""
+    A photo the camera read turned (its cards upside down or sideways in it) is stored turned so, its cards
+    upright: the detector learns only upright indexes. Files are named after the game, so that one game's share
+    of the folder can be counted and capped."""
     max_pixels = int(current_app.config["PHOTO_MAX_PIXELS"])
     try:
         decoded = camera.decode_upright(data, max_pixels=max_pixels, long_side=KEEP_LONG_SIDE)
@@ -128,16 +144,23 @@ def keep(
             f"this game has already kept {per_game} photos for training, the most one game may keep",
             status=429,
         )
+    from vision.detector import turned as turned_image
+    from vision.detector import turned_box
     from vision.train import write_extra_example
 
     name = f"{game_id}-" + dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(4)
-    scaled = [(card, tuple(v / decoded.scale for v in box)) for card, box in confirmed]
-    write_extra_example(root, name, decoded.image, scaled)
+    h, w = decoded.image.shape[:2]
+    scaled = []
+    for card, (x1, y1, x2, y2) in confirmed:
+        box = (x1 / decoded.scale, y1 / decoded.scale, x2 / decoded.scale, y2 / decoded.scale)
+        scaled.append((card, turned_box(box, turned, w, h)))
+    write_extra_example(root, name, turned_image(decoded.image, turned), scaled)
     (root / "meta").mkdir(parents=True, exist_ok=True)
     record = {
         **meta,
         "cards": [{"card": str(card), "box": list(box)} for card, box in confirmed],
         "original_size": [width, height],
+        "turned": turned,
         "kept_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     (root / "meta" / f"{name}.json").write_text(json.dumps(record, indent=1))

@@ -333,6 +333,9 @@
         if (!photo || photo.id !== id) return;
         busy(false);
         if (body.width) { photo.width = body.width; photo.height = body.height; }
+        // The camera may have read the photo turned (taken from across or beside the table); a kept photo is
+        // stored turned the same way, its cards upright.
+        photo.turned = body.turned || 0;
         revealPending = true;
         if (!ok && !body.cards) { status(""); showError(errorText(body) || words.unreadable); return; }
         const found = (body.cards || []).map((c) => newChip(c.card, {box: c.box, conf: c.confidence, photo: id, typed: false}));
@@ -783,6 +786,7 @@
     fd.append("game", game.id);
     fd.append("width", String(photo.width));
     fd.append("height", String(photo.height));
+    fd.append("turned", String(photo.turned || 0));
     fd.append("cards", JSON.stringify(chips.map((c) => ({card: c.card, box: c.box}))));
     fd.append("groups", JSON.stringify(rows.map((r) => r.map((c) => c.card))));
     fd.append("phase", mode === "phase" ? String(currentPhase()) : "");

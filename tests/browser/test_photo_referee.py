@@ -184,6 +184,17 @@ def referee_app(tmp_path: Path):
         db.engine.dispose()
 
 
+def _game_photo_page(browser, app, base: str, photo):
+    """A phone holding a new game's edit link (photos are kept for a game by such a device: security review,
+    finding 7) on the referee page for phase 2, with ``photo`` picked."""
+    page = phone(browser)
+    game = app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
+    page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
+    page.goto(f"{base}/referee/?game={game['id']}&phase=2")
+    page.set_input_files("#ref-pick", str(photo))
+    return page
+
+
 def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     referee_app, browser, tmp_path, monkeypatch
 ):
@@ -204,12 +215,7 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     photo = tmp_path / "phase.jpg"
     photo.write_bytes(jpeg)
     with served(referee_app) as base:
-        page = phone(browser)
-        # Photos are kept for a game by a device holding its edit link (security review, finding 7).
-        game = referee_app.test_client().post("/api/games", json={"players": ["Ana", "Ben"]}).json
-        page.goto(f"{base}/games/{game['id']}/access/{game['edit_token']}")
-        page.goto(f"{base}/referee/?game={game['id']}&phase=2")
-        page.set_input_files("#ref-pick", str(photo))
+        page = _game_photo_page(browser, referee_app, base, photo)
         page.wait_for_selector("#ref-status:has-text('6 cards found')")
         assert (
             page.locator("#ref-boxes rect.box").count() == 6
@@ -244,6 +250,47 @@ def test_photo_page_shows_boxes_takes_corrections_and_keeps_the_photo(
     assert sorted(str(CLASS_CARDS[c]) for c, _ in rows) == sorted(text.replace("| ", "").split())
     placed = next(b for c, b in rows if str(CLASS_CARDS[c]) == "G7")
     assert abs((placed[0] + placed[2]) / 2 - (truth[2][1][0] + truth[2][1][2]) / 2) < 6
+
+
+def test_a_photo_the_camera_read_turned_is_kept_with_its_cards_upright(
+    referee_app, browser, tmp_path, monkeypatch
+):
+    """A photo taken from across the table shows the cards upside down; the camera reads it turned half round
+    and says so ("turned": 180, its boxes on the photo as taken). The page sends the turn with the kept photo,
+    and the photo is stored turned, its cards upright and its labels on their indexes: the detector learns
+    upright indexes only."""
+    import dataclasses
+
+    import cv2
+    import numpy as np
+
+    from companion.referee import camera
+    from tests.photo.scenes import known_reading, phase_scene
+    from vision.detector import turned, turned_box
+    from vision.train import read_extra
+
+    text = "R7 B7 G7 | G3 Y4 W B6"
+    jpeg, truth = phase_scene(text, seed=3)
+    upright = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    ok, as_taken = cv2.imencode(".jpg", turned(upright, 180), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    seen = [(card, turned_box(box, 180, 1024, 768)) for card, box in truth]
+    reading = dataclasses.replace(known_reading(text, seen, {}), turned=180)
+    monkeypatch.setattr(camera, "status", lambda: camera.CameraStatus(True))
+    monkeypatch.setattr(camera, "read", lambda data, *, max_pixels: reading)
+    photo = tmp_path / "across.jpg"
+    photo.write_bytes(as_taken.tobytes())
+    with served(referee_app) as base:
+        page = _game_photo_page(browser, referee_app, base, photo)
+        page.wait_for_selector("#ref-verdict .ref-ok")
+        page.check("#ref-allow")
+        page.locator("#ref-keep-button").click()
+        page.wait_for_selector("#ref-keep-status:has-text('Thank you')")
+    ((image, rows),) = read_extra(tmp_path / "training")
+    kept = cv2.imread(str(image))
+    assert kept.shape[:2] == (768, 1024) and np.abs(kept.astype(int) - upright.astype(int)).mean() < 4
+    for (_c, box), (_card, true_box) in zip(rows, truth, strict=True):
+        assert box == pytest.approx(true_box, abs=2)
 
 
 @needs_model
@@ -411,6 +458,7 @@ def _twelve_megapixels(text: str, seed: int) -> tuple[bytes, list]:
     big = cv2.resize(small, (4032, 3024), interpolation=cv2.INTER_CUBIC).astype(np.float32)
     big += np.random.default_rng(seed).normal(0, 2.5, big.shape).astype(np.float32)
     ok, buf = cv2.imencode(".jpg", np.clip(big, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
     assert ok
     return buf.tobytes(), truth
 

@@ -68,6 +68,30 @@ def test_exif_orientation_is_applied(client):
         assert box[0] - 8 <= cx <= box[2] + 8 and box[1] - 8 <= cy <= box[3] + 8
 
 
+@pytest.mark.parametrize("turn", [90, 180, 270])
+def test_001_a_phase_photographed_from_across_or_beside_the_table_gets_its_verdict(client, turn):
+    """The photo's pixels show the cards upside down or sideways and no EXIF tag says so (a phone held flat
+    over the table): the camera reads it turned (vision.detector.TURNS), says how far, and keeps the boxes on
+    the indexes of the photo as sent."""
+    import cv2
+    import numpy as np
+
+    from vision.detector import turned, turned_box
+
+    jpeg, truth = phase_scene(PHASE_2, seed=3)
+    upright = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    back = (360 - turn) % 360
+    ok, sent = cv2.imencode(".jpg", turned(upright, back), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert ok
+    body = _upload(client, sent.tobytes()).json
+    assert body["turned"] == turn
+    assert _read_groups(body) == PHASE_2 and body["valid"] is True
+    for card, (_c, box) in zip(body["cards"], truth, strict=True):
+        x1, y1, x2, y2 = turned_box(tuple(card["box"]), turn, body["width"], body["height"])
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        assert box[0] - 8 <= cx <= box[2] + 8 and box[1] - 8 <= cy <= box[3] + 8
+
+
 def test_000_hit_from_a_photo_of_the_group_and_the_cards_to_add(client):
     # A photo the camera reads right: this test is about the hit flow; how often the camera reads photos right is
     # measured in tests/vision and bench/bench_vision.py (about 1 in 12 plain-deck photos has a card read wrong).

@@ -7,6 +7,7 @@ import io
 import json
 import re
 
+import numpy as np
 import pytest
 
 from tests.web.conftest import ApiGame
@@ -30,7 +31,16 @@ def _editor(client):
 
 
 def _keep(
-    client, photo: bytes, *, width=1024, height=768, cards=CONFIRMED, allow="1", headers=None, game=...
+    client,
+    photo: bytes,
+    *,
+    width=1024,
+    height=768,
+    cards=CONFIRMED,
+    allow="1",
+    headers=None,
+    game=...,
+    turned=None,
 ):
     if game is ...:
         game = _editor(client)
@@ -44,6 +54,8 @@ def _keep(
     }
     if game is not None:
         form["game"] = game
+    if turned is not None:
+        form["turned"] = turned
     if allow:
         form["allow"] = allow
     return client.post(
@@ -88,9 +100,44 @@ def test_exif_orientation_is_applied_before_labelling(client, tmp_path):
     assert cv2.imread(str(image)).shape[:2] == (768, 1024)
 
 
+@pytest.mark.parametrize("turned", ["90", "180", "270"])
+def test_a_photo_the_camera_read_turned_is_kept_turned_with_its_cards_upright(client, tmp_path, turned):
+    """The camera reads a photo taken from across or beside the table turned (vision.detector.TURNS), and the
+    page sends the turn back: the kept photo is stored turned so, each label on its index there, because the
+    detector learns only upright indexes."""
+    import cv2
+
+    from vision.detector import turned as turned_image
+
+    upright = cv2.imdecode(np.frombuffer(phase_photo("R7 B7 G7 | G3 Y4 W B6"), np.uint8), cv2.IMREAD_COLOR)
+    back = {"90": 270, "180": 180, "270": 90}[turned]
+    ok, jpeg = cv2.imencode(".jpg", turned_image(upright, back), [cv2.IMWRITE_JPEG_QUALITY, 95])
+    assert ok
+    as_taken = turned_image(upright, back)
+    h, w = as_taken.shape[:2]
+    # The reading's boxes are in the photo as taken: the confirmed cards' boxes of the upright photo, turned back.
+    from vision.detector import turned_box
+
+    cards = [
+        {"card": x["card"], "box": list(turned_box(tuple(x["box"]), back, 1024, 768))} for x in CONFIRMED
+    ]
+    answer = _keep(client, jpeg.tobytes(), width=w, height=h, cards=cards, turned=turned)
+    assert answer.status_code == 201, answer.json
+    image, rows = read_extra(tmp_path / "training")[0]
+    kept = cv2.imread(str(image))
+    assert kept.shape[:2] == (768, 1024)
+    assert np.abs(kept.astype(int) - upright.astype(int)).mean() < 4  # the upright photo again, bar JPEG
+    for (_, box), item in zip(rows, CONFIRMED, strict=True):
+        assert box == pytest.approx(item["box"], abs=1)
+    name = answer.json["kept"]
+    assert json.loads((tmp_path / "training" / "meta" / f"{name}.json").read_text())["turned"] == int(turned)
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [
+        ({"turned": "45"}, "0, 90, 180 or 270"),
+        ({"turned": "<script>"}, "0, 90, 180 or 270"),
         ({"allow": None}, "only when you allow it"),
         ({"cards": [{"card": "R7"}]}, "without its place on the photo"),
         ({"cards": [{"card": "AH", "box": [1, 1, 40, 40]}]}, "Phase 10 cards only"),

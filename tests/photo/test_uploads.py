@@ -189,6 +189,7 @@ def test_no_cards_found_is_422_with_the_photo_size(client, monkeypatch):
         groups = ()
         width = 10
         height = 10
+        turned = 0
 
         def to_dict(self):
             return {"cards": []}

@@ -21,6 +21,13 @@ from vision.scene import Scene
 FLOOR = 0.8
 
 
+class _AsItCame:
+    """A fake's models read the photo the way it came (no turn); each fake has its own ``detect``."""
+
+    def upright(self, img: np.ndarray) -> tuple[int, np.ndarray, Detections]:
+        return 0, img, self.detect(img)  # type: ignore[attr-defined]
+
+
 def test_models_are_shipped() -> None:
     assert (MODELS_DIR / "card-index.onnx").exists()
     assert (MODELS_DIR / "index-classifier.onnx").exists()
@@ -209,6 +216,84 @@ def test_one_digit_of_a_two_digit_index_is_not_a_card_of_its_own(
     assert sorted(readings.index(r) for r in _drop_split_indexes(readings)) == kept
 
 
+@pytest.mark.parametrize("turn", [0, 90, 180, 270])
+def test_a_box_turned_with_its_photo_lands_on_the_same_pixels_and_comes_back(turn: int) -> None:
+    """vision.detector.turned_box and unturned_box agree with the pixels cv2 turns: a patch drawn in a photo is
+    found where turned_box puts it in the photo turned, and unturned_box takes it back."""
+    from vision.detector import turned, turned_box, unturned_box
+
+    img = np.zeros((120, 200, 3), np.uint8)
+    box = (30.0, 10.0, 70.0, 50.0)  # x1, y1, x2, y2: pixels 30-69 across, 10-49 down
+    img[10:50, 30:70] = 255
+    out = turned(img, turn)
+    ys, xs = np.nonzero(out[..., 0])
+    found = (float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1))
+    assert turned_box(box, turn, 200, 120) == found
+    assert unturned_box(found, turn, out.shape[1], out.shape[0]) == box
+
+
+@pytest.mark.parametrize(
+    ("scores", "expected", "looked"),
+    [
+        # As taken it finds five indexes; turned half round, eight surer ones: upside down.
+        ({0: [0.8] * 5, 180: [0.9] * 8}, 180, [0, 180]),
+        # A close-up: a few boxes whichever way it is turned, and the sums are noise. It stays as taken.
+        ({0: [0.6] * 3, 180: [0.9] * 3, 90: [0.9] * 3, 270: [0.3]}, 0, [0, 180, 90, 270]),
+        # Neither the photo nor its half turn finds much: sideways, read a quarter turn round.
+        ({0: [0.3, 0.4], 180: [0.3], 90: [0.2], 270: [0.8] * 9}, 270, [0, 180, 90, 270]),
+        # Enough found as taken or half round: the quarter turns are not looked at.
+        ({0: [0.9] * 7, 180: [0.7] * 5, 90: [0.9] * 20}, 0, [0, 180]),
+        # Equal looks: the photo as it came.
+        ({0: [0.9] * 7, 180: [0.9] * 7}, 0, [0, 180]),
+    ],
+)
+def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
+    monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[float]], expected: int, looked: list[int]
+) -> None:
+    """vision.detector.Models.upright: the photo as it came and turned half round are looked at, the quarter turns
+    too when neither finds SIDEWAYS_BELOW in scores; a turn other than as taken wins only with the highest sum and
+    at least CLOSE_UP_FEW sure indexes."""
+    from vision import detector
+
+    assert detector.CLOSE_UP_FEW == 4 and detector.SIDEWAYS_BELOW <= 6.3 and detector.CLOSE_UP_SURE <= 0.6
+    seen: list[int] = []
+
+    class Looks:
+        def look(self, img: int) -> Detections:
+            seen.append(img)
+            conf = scores.get(img, [])
+            return Detections.from_boxes([(0.0, 0.0, 10.0, 10.0)] * len(conf), conf)
+
+    monkeypatch.setattr(detector, "turned", lambda img, turn: turn)  # each look sees which turn it is
+    turn, image, first = detector.Models.upright(Looks(), 0)  # type: ignore[arg-type]
+    assert (turn, image, seen) == (expected, expected, looked)
+    assert first.confidence.tolist() == scores[expected]
+
+
+@pytest.mark.parametrize("turn", [90, 180, 270])
+def test_a_photo_taken_from_another_side_of_the_table_is_read_turned_upright(
+    fresh_scenes: list[Scene], turn: int
+) -> None:
+    """A phone held flat over the table cannot tell which way is up, and a player photographs the cards laid
+    down across or beside them: the photo's cards lie upside down or sideways. The reader looks at the photo
+    turned (vision.detector.TURNS) and reads it the way its cards stand upright: the same cards in the same
+    groups as the upright photo, ``turned`` saying how far it turned, the boxes on the indexes of the photo as
+    taken. (Before, such a photo read 0.3 % (sideways) to 32 % (upside down) of its cards: the detector boxes
+    upright indexes only.)"""
+    from vision.detector import turned, turned_box
+
+    scene = fresh_scenes[0]
+    upright = read_image(scene.image)
+    assert upright.turned == 0 and len(upright.cards) >= 5
+    as_taken = turned(scene.image, (360 - turn) % 360)
+    got = read_image(as_taken)
+    assert got.turned == turn
+    assert got.groups == upright.groups
+    assert (got.width, got.height) == (as_taken.shape[1], as_taken.shape[0])
+    for a, b in zip(got.cards, upright.cards, strict=True):
+        assert turned_box(a.box, turn, got.width, got.height) == pytest.approx(b.box, abs=1)
+
+
 def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kept only when detector score x classifier probability reaches MIN_CARD_CONF (vision/detector.py)."""
     from vision import reader
@@ -221,8 +306,8 @@ def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.Monke
     rows = [(r7, 0.9, 0.95), (b9, 0.6, 0.6), (g3, 0.45, 0.5)]
     assert 0.6 * 0.6 >= MIN_CARD_CONF > 0.45 * 0.5 and MIN_CARD_PROB <= 0.5
 
-    class Fake:
-        def detect(self, img: np.ndarray) -> Detections:
+    class Fake(_AsItCame):
+        def detect(self, img: np.ndarray, first: Detections | None = None) -> Detections:
             return Detections.from_boxes(
                 [(40.0 * i, 10.0, 40.0 * i + 30, 50.0) for i in range(len(rows))], [s for _, s, _ in rows]
             )
@@ -258,8 +343,8 @@ def test_a_sure_box_read_as_not_a_card_is_read_again_from_its_corner(
     assert reader.GROW_MIN_PROB <= 0.9 and reader.GROW_MIN_PROB > 0.6
     tight = (48.0, 16.0, 70.0, 50.0)  # the second card's index, boxed from its ink
 
-    class Fake:
-        def detect(self, img: np.ndarray) -> Detections:
+    class Fake(_AsItCame):
+        def detect(self, img: np.ndarray, first: Detections | None = None) -> Detections:
             return Detections.from_boxes(
                 [(0.0, 10.0, 30.0, 50.0), tight, (80.0, 10.0, 110.0, 50.0)], [0.9, score, 0.9]
             )
@@ -316,8 +401,8 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
     assert reader.GAP_MIN_PROB <= 0.9 and reader.GAP_MIN_PROB > 0.3
     seen = [0, 1, 2, 4, 5]  # the fourth card's index went unseen
 
-    class Fake:
-        def detect(self, img: np.ndarray) -> Detections:
+    class Fake(_AsItCame):
+        def detect(self, img: np.ndarray, first: Detections | None = None) -> Detections:
             return Detections.from_boxes(
                 [(40.0 * i, 10.0, 40.0 * i + 30, 50.0) for i in seen], [0.9] * len(seen)
             )
@@ -404,7 +489,8 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     monkeypatch: pytest.MonkeyPatch, fresh_scenes: list[Scene]
 ) -> None:
     """Deciding from the first look whether to look again gives what always looking twice gives: on scenes of
-    cards in the trained size range, and on lone cards too large for the first look."""
+    cards in the trained size range, and on lone cards too large for the first look. (Looks with the photo
+    filling the input are the first look and the turned ones, vision.detector.TURNS: they are not counted.)"""
     from vision import detector
 
     m = get_models()
@@ -412,7 +498,8 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     real_look = m._look
 
     def counted(img: np.ndarray, fill: float, margin: int) -> Detections:
-        looks.append(fill)
+        if fill != 1.0:
+            looks.append(fill)
         return real_look(img, fill, margin)
 
     monkeypatch.setattr(m, "_look", counted)
@@ -420,16 +507,20 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     photos = [s.image for s in fresh_scenes] + [
         _one_card_photo(card, 200, seed, False) for card in parse_cards("R7 B12 W") for seed in range(2)
     ]
-    gated, gated_looks = [], []
+    gated, gated_looks, turns = [], [], []
     for img in photos:
         looks.clear()
-        gated.append(read_image(img).groups)
+        reading = read_image(img)
+        gated.append(reading.groups)
         gated_looks.append(len(looks))
+        turns.append(reading.turned)
     monkeypatch.setattr(detector, "CLOSE_UP_FEW", 10**9)
     always = [read_image(img).groups for img in photos]
     assert gated == always
-    assert gated_looks[-6:] == [2] * 6  # the close-ups
-    assert sum(n == 1 for n in gated_looks[: len(fresh_scenes)]) >= len(fresh_scenes) // 2
+    assert gated_looks[-6:] == [1] * 6  # the close-ups
+    # All upright: a close-up's few boxes never turn it (vision.detector.TURNS).
+    assert turns == [0] * len(photos)
+    assert sum(n == 0 for n in gated_looks[: len(fresh_scenes)]) >= len(fresh_scenes) // 2
 
 
 def _far(scene: Scene, k: float) -> np.ndarray:
