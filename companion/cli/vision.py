@@ -198,7 +198,11 @@ def photo_lay_down(args: argparse.Namespace) -> tuple[tuple[tuple[Card, ...], ..
         return _err(f"{args.photo}: no cards found in the photo")
     if not getattr(args, "json", False):
         print(f"{args.photo}: " + " | ".join(" ".join(str(c) for c in g) for g in reading.groups))
-    return reading.groups, {"file": str(args.photo), "cards": reading.to_dict()["cards"]}
+    return reading.groups, {
+        "file": str(args.photo),
+        "cards": reading.to_dict()["cards"],
+        "turned": reading.turned,
+    }
 
 
 def _family_names(text: str) -> tuple[str, ...]:

@@ -63,6 +63,7 @@ def test_check_photo_prints_the_verdict_with_the_cards(scene_jpeg: Path) -> None
     obj = json.loads(proc.stdout)
     assert obj["file"] == str(scene_jpeg)
     assert obj["cards"] and {"card", "confidence", "box"} == set(obj["cards"][0])
+    assert obj["turned"] == 0  # the scene is upright: read as it came (vision.detector.TURNS)
 
 
 def test_check_photo_bad_file_exits_2(tmp_path: Path) -> None:
