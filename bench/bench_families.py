@@ -39,8 +39,8 @@ FIRST_SEED = 700_000
 DEV_SEED = 850_000
 
 
-def _render(job: tuple[int, str] | tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
-    """A family scene as JPEG bytes (turned ``job[2]`` degrees clockwise where given) and its true groups."""
+def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
+    """A family scene (seed, family) as JPEG bytes, turned ``turn`` degrees clockwise, and its true groups."""
     import cv2
 
     from vision.detector import turned
@@ -49,11 +49,9 @@ def _render(job: tuple[int, str] | tuple[int, str, int]) -> tuple[bytes, list[tu
     from vision.render import Split
     from vision.scene import make_scene
 
-    seed, family, *turn = job
+    seed, family, turn = job
     scene = make_scene(seed, Split.HELDOUT, families=[Family(family)])
-    ok, jpg = cv2.imencode(
-        ".jpg", turned(scene.image, turn[0] if turn else 0), [cv2.IMWRITE_JPEG_QUALITY, 92]
-    )
+    ok, jpg = cv2.imencode(".jpg", turned(scene.image, turn), [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok
     return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)]
 

@@ -379,7 +379,6 @@ def keep_for_training() -> tuple[Response, int]:
         width, height = int(form_field("width") or 0), int(form_field("height") or 0)
     except ValueError:
         raise BadInput("the photo's size is missing", field="width") from None
-    turned = training.parse_turned(form_field("turned"))
     meta: dict[str, Any] = {
         "groups": _json_field("groups"),
         "phase": form_field("phase"),
@@ -389,7 +388,7 @@ def keep_for_training() -> tuple[Response, int]:
         "deck": choice_for(game.camera_deck).name,
     }
     name, count = training.keep(
-        data, form_field("cards"), width, height, meta, game_id=game.id, turned=turned
+        data, form_field("cards"), width, height, meta, game_id=game.id, turned=form_field("turned")
     )
     if meta["deck"]:
         message = gettext(

@@ -88,12 +88,11 @@ def _box(box: Any, card: Card, width: int, height: int) -> tuple[float, float, f
     return x1, y1, x2, y2
 
 
-# The turns the camera reads a photo in (vision.detector.TURNS), as the page sends back the reading's "turned".
-TURNS = (0, 90, 180, 270)
-
-
 def parse_turned(raw: str | None) -> int:
-    """How far the camera turned the photo to read it (clockwise degrees; none when the page does not say)."""
+    """How far the camera turned the photo to read it (clockwise degrees; none when the page does not say): one
+    of the turns the camera reads in (``vision.detector.TURNS``, imported here since the camera is optional)."""
+    from vision.detector import TURNS
+
     if not raw:
         return 0
     if raw.strip() not in {str(t) for t in TURNS}:
@@ -109,13 +108,13 @@ def keep(
     meta: dict[str, Any],
     *,
     game_id: str,
-    turned: int = 0,
+    turned: str | None = None,
 ) -> tuple[str, int]:
     """Store the photo with its labels; returns the example's name and how many photos are kept.
 
-    A photo the camera read turned (its cards upside down or sideways in it) is stored turned so, its cards
-    upright: the detector learns only upright indexes. Files are named after the game, so that one game's share
-    of the folder can be counted and capped."""
+    ``turned`` is the reading's turn as the page sends it back: a photo the camera read turned (its cards upside
+    down or sideways in it) is stored turned so, its cards upright, since the detector learns only upright
+    indexes. Files are named after the game, so that one game's share of the folder can be counted and capped."""
     max_pixels = int(current_app.config["PHOTO_MAX_PIXELS"])
     try:
         decoded = camera.decode_upright(data, max_pixels=max_pixels, long_side=KEEP_LONG_SIDE)
@@ -129,6 +128,7 @@ def keep(
             field="photo",
         )
     confirmed = parse_confirmed(raw_cards, width, height)
+    turn = parse_turned(turned)
     root = folder()
     limit = int(current_app.config["TRAINING_MAX_PHOTOS"])
     if kept_count(root) >= limit:
@@ -153,14 +153,14 @@ def keep(
     scaled = []
     for card, (x1, y1, x2, y2) in confirmed:
         box = (x1 / decoded.scale, y1 / decoded.scale, x2 / decoded.scale, y2 / decoded.scale)
-        scaled.append((card, turned_box(box, turned, w, h)))
-    write_extra_example(root, name, turned_image(decoded.image, turned), scaled)
+        scaled.append((card, turned_box(box, turn, w, h)))
+    write_extra_example(root, name, turned_image(decoded.image, turn), scaled)
     (root / "meta").mkdir(parents=True, exist_ok=True)
     record = {
         **meta,
         "cards": [{"card": str(card), "box": list(box)} for card, box in confirmed],
         "original_size": [width, height],
-        "turned": turned,
+        "turned": turn,
         "kept_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     }
     (root / "meta" / f"{name}.json").write_text(json.dumps(record, indent=1))
