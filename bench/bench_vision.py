@@ -1,7 +1,7 @@
 """Card camera figures: accuracy on rendered scenes and 12-MP photo latency, printed (not asserted).
 
     .venv/bin/python bench/bench_vision.py [--split heldout|val|dev|plain|closeup] [--heldout N] [--runs N]
-        [--errors] [--data DIR] [--skip-torch] [--square] [--fp32] [--all-views] [--both-looks]
+        [--errors] [--data DIR] [--skip-torch] [--square] [--fp32] [--all-views] [--both-looks] [--turn T]
 
 Accuracy: ``--split heldout`` (the default) scores the held-out scenes, the project's test set: measure it once,
 for a configuration chosen on the others. ``val`` scores validation scenes (training designs), ``dev`` scenes of
@@ -11,7 +11,9 @@ second, shrunk look matters). Scenes come from ``--data DIR`` (``datasets/cards`
 dev) and are rendered there first when missing (``vision.dataset.write_split``: JPEG quality 92, as every figure
 in models/MODEL_CARD.md was measured). ``--errors`` says where the lost cards went (missed by the detector,
 dropped as "not a card", misread as another card, read where there is none) and which cards were taken for
-which; ``PHASE10_MODELS=DIR`` scores other weights; ``--runs 0`` skips the latency part.
+which; ``PHASE10_MODELS=DIR`` scores other weights; ``--runs 0`` skips the latency part. ``--turn 90|180|270``
+turns every photo that far clockwise before it is read, as one taken from beside or across the table (the reader
+turns it back, ``vision.detector.TURNS``).
 
 Configurations, for comparing with what ships: ``--square`` reads with the detector as exported (a 640x640
 letterbox) instead of ``card-index-dynamic.onnx``, ``--fp32`` with ``index-classifier.onnx`` even where an int8
@@ -206,7 +208,12 @@ def close_ups(n: int) -> tuple[list[Item], str]:
 
 
 def score(
-    n: int | None, runtime: Runtime, split: str = "heldout", errors: bool = False, data: Path | None = None
+    n: int | None,
+    runtime: Runtime,
+    split: str = "heldout",
+    errors: bool = False,
+    data: Path | None = None,
+    turn: int = 0,
 ) -> dict[str, float]:
     data = data or ROOT / "datasets" / ("cards-dev" if split == "dev" else "cards")
     if split == "plain":
@@ -215,8 +222,13 @@ def score(
         items, source = close_ups(n or 388)
     else:
         items, source = rendered_scenes(split, n or DEFAULT_SCENES[split], data)
+    if turn:
+        # The photos as taken from another side of the table; their label boxes are the upright photo's, so no mAP.
+        items = [(detector.turned(img, turn), groups, None) for img, groups, _ in items]
+        source += f", each turned {turn} degrees clockwise"
     models = get_models(runtime)
     tally = Tally()
+    turns: Counter[int] = Counter()
     errs = Errors()
     preds, truths = [], []
     for img, groups, boxes in items:
@@ -225,6 +237,7 @@ def score(
             preds.append(list(zip(dets.confidence.tolist(), dets.boxes(), strict=True)))
             truths.append(boxes)
         reading = read_image(img, runtime=runtime)
+        turns[reading.turned] += 1
         exact = tally.add(groups, [[str(c) for c in g] for g in reading.groups])
         if errors and boxes is not None:
             # Label lines list the visible cards in the order of the truth groups.
@@ -239,6 +252,7 @@ def score(
     print(f"  card precision         {tally.precision:.4f}  ({tally.right_cards}/{tally.read_cards})")
     print(f"  card recall            {tally.recall:.4f}  ({tally.right_cards}/{tally.true_cards})")
     print(f"  exact scenes           {tally.exact_rate:.3f}  ({tally.exact}/{tally.scenes})")
+    print("  read turned            " + ", ".join(f"{t}: {k}" for t, k in sorted(turns.items())))
     if errors:
         errs.report()
     crops_file = data / f"crops_{split}.npz"
@@ -477,6 +491,13 @@ def main() -> int:
         action="store_true",
         help="read the photo only as it came, not turned half round or sideways (the reader before)",
     )
+    ap.add_argument(
+        "--turn",
+        type=int,
+        choices=(0, 90, 180, 270),
+        default=0,
+        help="turn every photo this far clockwise first, as one taken from across or beside the table",
+    )
     args = ap.parse_args()
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, {_load()}"
@@ -485,7 +506,7 @@ def main() -> int:
     print(f"models: {MODELS_DIR} ({size / 2**20:.1f} MiB in all)")
     print(f"configuration: {configure(args)}")
     if args.heldout != 0:
-        score(args.heldout, args.runtime, args.split, args.errors, args.data)
+        score(args.heldout, args.runtime, args.split, args.errors, args.data, args.turn)
     if args.runs > 0:
         latency(args.runs, args.skip_torch)
     return 0

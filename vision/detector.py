@@ -89,12 +89,16 @@ INPUT_STRIDE = 32
 # cards may lie upside down or sideways, where the detector, trained to box only upright indexes, finds few or
 # none. So the photo is looked at as it came and turned half round, and turned a quarter each way too when neither
 # of those looks finds much (their detector scores summing under SIDEWAYS_BELOW, about a handful of indexes: a
-# photo turned sideways sums well under it). The turn whose look sums highest is read, but a turn other than the
-# photo as it came only where its look is sure of at least CLOSE_UP_FEW indexes: fewer is what a close-up's first
-# look finds whichever way it is turned, and there the sums are noise. Chosen on the family dev photos given in
-# each of the four turns and the close-ups (models/MODEL_CARD.md, "Photos taken from any side of the table").
+# photo turned sideways sums well under it). Where every first look may be a close-up, each turn is judged with
+# the shrunk look beside it, the look that finds a close-up's cards. The turn whose looks sum highest is read, but
+# a turn other than the photo as it came only where they are sure of at least CLOSE_UP_FEW indexes, or of at
+# least TURN_FEWEST and sum TURN_FEW_BY times what the photo as it came sums: two or three loose cards give a few
+# boxes whichever way they are turned, and there only a clear lead says which way is up. Chosen on the family dev
+# photos, the close-ups and the plain deck, each as it came and turned half round (models/MODEL_CARD.md, "Photos
+# taken from any side of the table").
 TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
 SIDEWAYS_BELOW = 6.0
+TURN_FEWEST, TURN_FEW_BY = 2, 1.25
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -297,35 +301,54 @@ class Models:
 
     def upright(self, img: Image) -> tuple[int, Image, Detections]:
         """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
-        and the first look at it."""
-        looks = {turn: self.look(turned(img, turn)) for turn in TURNS[:2]}
-        if max(float(d.confidence.sum()) for d in looks.values()) < SIDEWAYS_BELOW:
-            looks.update({turn: self.look(turned(img, turn)) for turn in TURNS[2:]})
+        and its index boxes (``detect``'s, strongest first)."""
+        looks = {turn: [self.look(turned(img, turn))] for turn in TURNS[:2]}
+        # Judged with the shrunk looks only where every first look may be a close-up: where one is not, that
+        # look finds the cards (a photo's wrong way up always finds few, so it would take one on every photo).
+        sized = all(close_up(first, max(img.shape[:2])) for first, *_ in looks.values())
+        if sized:
+            looks = {turn: self.sized_looks(turned(img, turn), first) for turn, (first, *_) in looks.items()}
+        found = {turn: _merged(each) for turn, each in looks.items()}
+        if max(float(d.confidence.sum()) for d in found.values()) < SIDEWAYS_BELOW:
+            for turn in TURNS[2:]:
+                side = turned(img, turn)
+                looks[turn] = self.sized_looks(side) if sized else [self.look(side)]
+                found[turn] = _merged(looks[turn])
         best = TURNS[0]
-        for turn, look in looks.items():  # the first of equals wins: TURNS' order
-            sure = int((look.confidence >= CLOSE_UP_SURE).sum())
-            if sure >= CLOSE_UP_FEW and look.confidence.sum() > looks[best].confidence.sum():
+        for turn, boxes in found.items():  # the first of equals wins: TURNS' order
+            if _surer(boxes, found[best], found[TURNS[0]]):
                 best = turn
-        return best, turned(img, best), looks[best]
+        image = turned(img, best)
+        chosen = looks[best] if sized else self.sized_looks(image, looks[best][0])
+        return best, image, self.detect(image, chosen)
 
     def look(self, img: Image) -> Detections:
         """The detector's first look at ``img``: the photo filling the input."""
         return self._look(img, 1.0, margin=0)
 
-    def detect(self, img: Image, first: Detections | None = None) -> Detections:
-        """The index boxes in ``img`` (its pixels), strongest first; ``first`` is ``look(img)`` where it was
-        taken already."""
-        long_side = max(img.shape[:2])
+    def sized_looks(self, img: Image, first: Detections | None = None) -> list[Detections]:
+        """The first look at ``img`` (``first`` where it was taken already), and the shrunk look's large boxes
+        where the first suggests a close-up: the looks that find its cards whatever their size in the photo, bar
+        the enlarged one (``detect``)."""
         if first is None:
             first = self.look(img)
-        looks = [first]
-        if close_up(first, long_side):
-            shrunk = self._look(img, SHRUNK_FILL, margin=round(SHRUNK_MARGIN * self.imgsz))
-            looks.append(shrunk[shrunk.height >= SHRUNK_MIN_HEIGHT * long_side])
-        elif self.engine.any_size and small_indexes(first, long_side):
+        long_side = max(img.shape[:2])
+        if not close_up(first, long_side):
+            return [first]
+        shrunk = self._look(img, SHRUNK_FILL, margin=round(SHRUNK_MARGIN * self.imgsz))
+        return [first, shrunk[shrunk.height >= SHRUNK_MIN_HEIGHT * long_side]]
+
+    def detect(self, img: Image, looks: list[Detections] | None = None) -> Detections:
+        """The index boxes in ``img`` (its pixels), strongest first; ``looks`` is ``sized_looks(img)`` where it
+        was taken already."""
+        if looks is None:
+            looks = self.sized_looks(img)
+        first = looks[0]
+        long_side = max(img.shape[:2])
+        if len(looks) == 1 and self.engine.any_size and small_indexes(first, long_side):
             enlarged = self._look(img, ENLARGED_FILL, margin=0)
-            looks.append(enlarged[enlarged.height < CLOSE_UP_HEIGHT * long_side])
-        return suppress(Detections.merge(looks), NMS_IOU, CONTAINED)
+            looks = [first, enlarged[enlarged.height < CLOSE_UP_HEIGHT * long_side]]
+        return _merged(looks)
 
     def _look(self, img: Image, fill: float, margin: int) -> Detections:
         """The detector's boxes with the photo filling ``fill`` of the input."""
@@ -365,6 +388,21 @@ class Models:
         e = np.exp(logits)
         probs: NDArray[np.float32] = e / e.sum(axis=1, keepdims=True)
         return probs
+
+
+def _surer(boxes: Detections, than: Detections, taken: Detections) -> bool:
+    """Whether a turn's boxes set the photo upright rather than ``than``'s (``TURN_*``); ``taken``: the boxes of
+    the photo as it came."""
+    sure = int((boxes.confidence >= CLOSE_UP_SURE).sum())
+    total = float(boxes.confidence.sum())
+    if sure < TURN_FEWEST or total <= float(than.confidence.sum()):
+        return False
+    return sure >= CLOSE_UP_FEW or total > TURN_FEW_BY * float(taken.confidence.sum())
+
+
+def _merged(looks: Sequence[Detections]) -> Detections:
+    """The boxes of several looks at one photo, each index once (``NMS_IOU``, ``CONTAINED``)."""
+    return suppress(Detections.merge(list(looks)), NMS_IOU, CONTAINED)
 
 
 _lock = threading.Lock()

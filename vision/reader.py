@@ -88,8 +88,6 @@ class CardModels(Protocol):
 
     def upright(self, img: Image) -> tuple[int, Image, Detections]: ...
 
-    def detect(self, img: Image, first: Detections | None = None) -> Detections: ...
-
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
 
 
@@ -105,8 +103,7 @@ def read_image(
     models: CardModels = get_models(runtime, models_dir)
     t0 = time.perf_counter()
     h, w = image.shape[:2]
-    turn, image, first = models.upright(image)
-    dets = models.detect(image, first)
+    turn, image, dets = models.upright(image)
     td = time.perf_counter()
     probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
     t1 = time.perf_counter()

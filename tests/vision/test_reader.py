@@ -236,38 +236,67 @@ def test_a_box_turned_with_its_photo_lands_on_the_same_pixels_and_comes_back(tur
     ("scores", "expected", "looked"),
     [
         # As taken it finds five indexes; turned half round, eight surer ones: upside down.
-        ({0: [0.8] * 5, 180: [0.9] * 8}, 180, [0, 180]),
-        # A close-up: a few boxes whichever way it is turned, and the sums are noise. It stays as taken.
-        ({0: [0.6] * 3, 180: [0.9] * 3, 90: [0.9] * 3, 270: [0.3]}, 0, [0, 180, 90, 270]),
+        ({0: [[0.8] * 5], 180: [[0.9] * 8]}, 180, [0, 180]),
+        # A few loose cards: a few boxes whichever way it is turned, and no clear lead. It stays as taken.
+        ({0: [[0.8] * 3], 180: [[0.9] * 3], 90: [[0.9] * 3], 270: [[0.3]]}, 0, [0, 180, 90, 270]),
+        # Two loose cards taken upside down: as taken one weak box, turned half round both cards, surely.
+        ({0: [[0.4]], 180: [[0.9, 0.8]], 90: [[0.3]], 270: [[0.2]]}, 180, [0, 180, 90, 270]),
+        # One sure box is no lead, however weak the photo as it came.
+        ({0: [[0.3]], 180: [[0.9]], 90: [[]], 270: [[]]}, 0, [0, 180, 90, 270]),
+        # A close-up taken upside down: the first looks find little either way (its indexes are too big for
+        # them), the shrunk look of the half turn finds its cards.
+        ({0: [[0.6] * 2, [0.4]], 180: [[0.5], [0.9] * 7]}, 180, [0, 180]),
+        # The same close-up taken upright.
+        ({0: [[0.5], [0.9] * 7], 180: [[0.6] * 2, [0.4]]}, 0, [0, 180]),
         # Neither the photo nor its half turn finds much: sideways, read a quarter turn round.
-        ({0: [0.3, 0.4], 180: [0.3], 90: [0.2], 270: [0.8] * 9}, 270, [0, 180, 90, 270]),
+        ({0: [[0.3, 0.4]], 180: [[0.3]], 90: [[0.2]], 270: [[0.8] * 9]}, 270, [0, 180, 90, 270]),
         # Enough found as taken or half round: the quarter turns are not looked at.
-        ({0: [0.9] * 7, 180: [0.7] * 5, 90: [0.9] * 20}, 0, [0, 180]),
+        ({0: [[0.9] * 7], 180: [[0.7] * 5], 90: [[0.9] * 20]}, 0, [0, 180]),
         # Equal looks: the photo as it came.
-        ({0: [0.9] * 7, 180: [0.9] * 7}, 0, [0, 180]),
+        ({0: [[0.9] * 7], 180: [[0.9] * 7]}, 0, [0, 180]),
     ],
 )
 def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
-    monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[float]], expected: int, looked: list[int]
+    monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[list[float]]], expected: int, looked: list[int]
 ) -> None:
-    """vision.detector.Models.upright: the photo as it came and turned half round are looked at, the quarter turns
-    too when neither finds SIDEWAYS_BELOW in scores; a turn other than as taken wins only with the highest sum and
-    at least CLOSE_UP_FEW sure indexes."""
+    """vision.detector.Models.upright: the photo as it came and turned half round are looked at (each with the
+    shrunk look where it may be a close-up), the quarter turns too when neither finds SIDEWAYS_BELOW in scores; a
+    turn other than as taken wins only with the highest sum and at least CLOSE_UP_FEW sure indexes, or TURN_FEWEST
+    and a sum TURN_FEW_BY times as taken's."""
     from vision import detector
 
     assert detector.CLOSE_UP_FEW == 4 and detector.SIDEWAYS_BELOW <= 6.3 and detector.CLOSE_UP_SURE <= 0.6
+    assert detector.TURN_FEWEST == 2 and 1.13 < detector.TURN_FEW_BY < 2.1
     seen: list[int] = []
 
     class Looks:
-        def look(self, img: int) -> Detections:
-            seen.append(img)
-            conf = scores.get(img, [])
-            return Detections.from_boxes([(0.0, 0.0, 10.0, 10.0)] * len(conf), conf)
+        """The real turn rule and look sizing over fake looks: a first look's boxes are small for the photo, a
+        shrunk look's large, so that only the count of sure boxes makes a look suggest a close-up."""
 
-    monkeypatch.setattr(detector, "turned", lambda img, turn: turn)  # each look sees which turn it is
-    turn, image, first = detector.Models.upright(Looks(), 0)  # type: ignore[arg-type]
-    assert (turn, image, seen) == (expected, expected, looked)
-    assert first.confidence.tolist() == scores[expected]
+        imgsz = 640
+        look = detector.Models.look
+        sized_looks = detector.Models.sized_looks
+
+        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+            turn, first = int(img[0, 0]), fill == 1.0
+            if first:
+                seen.append(turn)
+            confs = scores.get(turn, [[]])
+            conf = confs[0] if first else (confs[1] if len(confs) > 1 else [])
+            x, height = (0.0, 10.0) if first else (5000.0, 1000.0)  # apart: both looks' boxes stay
+            return Detections.from_boxes(
+                [(x + 20 * i, 0.0, x + 20 * i + 10, height) for i in range(len(conf))], conf
+            )
+
+        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
+            assert int(img[0, 0]) == expected
+            return detector._merged(looks)
+
+    # Each look sees which turn it is; the photo's long side makes a first look's boxes small.
+    monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
+    turn, image, found = detector.Models.upright(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
+    assert (turn, int(image[0, 0]), seen) == (expected, expected, looked)
+    assert sorted(found.confidence.tolist()) == sorted(c for look in scores[expected] for c in look)
 
 
 @pytest.mark.parametrize("turn", [90, 180, 270])
@@ -292,6 +321,26 @@ def test_a_photo_taken_from_another_side_of_the_table_is_read_turned_upright(
     assert (got.width, got.height) == (as_taken.shape[1], as_taken.shape[0])
     for a, b in zip(got.cards, upright.cards, strict=True):
         assert turned_box(a.box, turn, got.width, got.height) == pytest.approx(b.box, abs=1)
+
+
+@pytest.mark.parametrize(("lay", "width"), [("R9 B10 G11", 0.22), ("G5 R5", 0.28), ("W B12 Y3", 0.34)])
+def test_a_few_cards_photographed_close_from_across_the_table_are_read_turned(lay: str, width: float) -> None:
+    """Two or three cards photographed close up from across the table: the first look finds little either way
+    up (their indexes are larger than the detector was trained on), so each turn is judged with the shrunk look
+    beside it (vision.detector.Models.sized_looks), and a clear lead of two or three sure indexes turns the photo
+    (TURN_FEWEST, TURN_FEW_BY). Before, such a photo was read as it came, its cards upside down and missed."""
+    from tests.photo.scenes import phase_scene
+    from vision.decode import decode
+    from vision.detector import turned
+
+    jpeg, _ = phase_scene(lay, seed=102, card_width=width * 1024)
+    photo = decode(jpeg).image
+    upright = read_image(photo)
+    assert upright.turned == 0
+    assert [[str(c) for c in g] for g in upright.groups] == [lay.split()]
+    across = read_image(turned(photo, 180))
+    assert across.turned == 180
+    assert across.groups == upright.groups
 
 
 def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -517,7 +566,9 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     monkeypatch.setattr(detector, "CLOSE_UP_FEW", 10**9)
     always = [read_image(img).groups for img in photos]
     assert gated == always
-    assert gated_looks[-6:] == [1] * 6  # the close-ups
+    # The close-ups: looked at shrunk as taken and turned half round (the quarter turns too, where those two
+    # looks find little, as a lone card's do).
+    assert all(n >= 2 for n in gated_looks[-6:])
     # All upright: a close-up's few boxes never turn it (vision.detector.TURNS).
     assert turns == [0] * len(photos)
     assert sum(n == 0 for n in gated_looks[: len(fresh_scenes)]) >= len(fresh_scenes) // 2
