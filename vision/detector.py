@@ -93,9 +93,11 @@ INPUT_STRIDE = 32
 # the shrunk look beside it, the look that finds a close-up's cards. The turn whose looks sum highest is read, but
 # a turn other than the photo as it came only where they are sure of at least CLOSE_UP_FEW indexes, or of at
 # least TURN_FEWEST and sum TURN_FEW_BY times what the photo as it came sums: two or three loose cards give a few
-# boxes whichever way they are turned, and there only a clear lead says which way is up. Chosen on the family dev
-# photos, the close-ups and the plain deck, each as it came and turned half round (models/MODEL_CARD.md, "Photos
-# taken from any side of the table").
+# boxes whichever way they are turned, and there only a clear lead says which way is up. A quarter turn needs
+# CLOSE_UP_FEW all the same: it is looked at where the photo finds little either way up, as a lone card's does,
+# and a lone 6 or 9 on its side looks like an index or two. Chosen on the family dev photos, the close-ups and the
+# plain deck, each as it came and turned half round (models/MODEL_CARD.md, "Photos taken from any side of the
+# table").
 TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
 SIDEWAYS_BELOW = 6.0
 TURN_FEWEST, TURN_FEW_BY = 2, 1.25
@@ -316,7 +318,8 @@ class Models:
                 found[turn] = _merged(looks[turn])
         best = TURNS[0]
         for turn, boxes in found.items():  # the first of equals wins: TURNS' order
-            if _surer(boxes, found[best], found[TURNS[0]]):
+            fewest = TURN_FEWEST if turn in TURNS[:2] else CLOSE_UP_FEW
+            if _surer(boxes, found[best], found[TURNS[0]], fewest):
                 best = turn
         image = turned(img, best)
         chosen = looks[best] if sized else self.sized_looks(image, looks[best][0])
@@ -390,12 +393,12 @@ class Models:
         return probs
 
 
-def _surer(boxes: Detections, than: Detections, taken: Detections) -> bool:
-    """Whether a turn's boxes set the photo upright rather than ``than``'s (``TURN_*``); ``taken``: the boxes of
-    the photo as it came."""
+def _surer(boxes: Detections, than: Detections, taken: Detections, fewest: int) -> bool:
+    """Whether a turn's boxes set the photo upright rather than ``than``'s, sure of at least ``fewest`` indexes
+    (``TURN_*``); ``taken``: the boxes of the photo as it came."""
     sure = int((boxes.confidence >= CLOSE_UP_SURE).sum())
     total = float(boxes.confidence.sum())
-    if sure < TURN_FEWEST or total <= float(than.confidence.sum()):
+    if sure < fewest or total <= float(than.confidence.sum()):
         return False
     return sure >= CLOSE_UP_FEW or total > TURN_FEW_BY * float(taken.confidence.sum())
 

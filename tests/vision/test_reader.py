@@ -248,6 +248,8 @@ def test_a_box_turned_with_its_photo_lands_on_the_same_pixels_and_comes_back(tur
         ({0: [[0.6] * 2, [0.4]], 180: [[0.5], [0.9] * 7]}, 180, [0, 180]),
         # The same close-up taken upright.
         ({0: [[0.5], [0.9] * 7], 180: [[0.6] * 2, [0.4]]}, 0, [0, 180]),
+        # A quarter turn needs four sure indexes all the same: a lone 6 or 9 on its side looks like an index or two.
+        ({0: [[0.3]], 180: [[0.3]], 90: [[0.8, 0.8]], 270: [[]]}, 0, [0, 180, 90, 270]),
         # Neither the photo nor its half turn finds much: sideways, read a quarter turn round.
         ({0: [[0.3, 0.4]], 180: [[0.3]], 90: [[0.2]], 270: [[0.8] * 9]}, 270, [0, 180, 90, 270]),
         # Enough found as taken or half round: the quarter turns are not looked at.
@@ -261,8 +263,8 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
 ) -> None:
     """vision.detector.Models.upright: the photo as it came and turned half round are looked at (each with the
     shrunk look where it may be a close-up), the quarter turns too when neither finds SIDEWAYS_BELOW in scores; a
-    turn other than as taken wins only with the highest sum and at least CLOSE_UP_FEW sure indexes, or TURN_FEWEST
-    and a sum TURN_FEW_BY times as taken's."""
+    turn other than as taken wins only with the highest sum and at least CLOSE_UP_FEW sure indexes, or, turned half
+    round, TURN_FEWEST and a sum TURN_FEW_BY times as taken's."""
     from vision import detector
 
     assert detector.CLOSE_UP_FEW == 4 and detector.SIDEWAYS_BELOW <= 6.3 and detector.CLOSE_UP_SURE <= 0.6
