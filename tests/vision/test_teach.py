@@ -651,7 +651,11 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     folder = deck_cli.deck_models("tabbed")
     meta = read_deck(folder)
     assert meta["cards"][:12] == [f"R{n}" for n in range(1, 13)] and meta["cards"][12:] == ["W", "S"]
-    assert meta["figures"]["total_seconds"] < 90
+    # The time it took is a figure on the decks page, its parts summing to no more than the whole (how long
+    # teaching takes is measured by bench/bench_teaching.py, not asserted: a busy machine takes longer).
+    figures = meta["figures"]
+    assert figures["minutes"] == 0.5
+    assert 0 < sum(figures["seconds"].values()) <= figures["total_seconds"] + 0.5
     # The deck says how much of what was rendered its detector saw before the deadline.
     seen = meta["figures"]["detector"]
     assert 1 <= seen["batches"] <= seen["of_batches"] and 1 <= seen["pictures"] <= 8 * seen["batches"]
