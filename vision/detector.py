@@ -93,14 +93,17 @@ INPUT_STRIDE = 32
 # the shrunk look beside it, the look that finds a close-up's cards. The turn whose looks sum highest is read, but
 # a turn other than the photo as it came only where they are sure of at least CLOSE_UP_FEW indexes, or of at
 # least TURN_FEWEST and sum TURN_FEW_BY times what the photo as it came sums: two or three loose cards give a few
-# boxes whichever way they are turned, and there only a clear lead says which way is up. A quarter turn needs
-# CLOSE_UP_FEW all the same: it is looked at where the photo finds little either way up, as a lone card's does,
-# and a lone 6 or 9 on its side looks like an index or two. Chosen on the family dev photos, the close-ups and the
-# plain deck, each as it came and turned half round (models/MODEL_CARD.md, "Photos taken from any side of the
-# table").
+# boxes whichever way they are turned, and there only a clear lead says which way is up. A quarter turn wins with
+# CLOSE_UP_FEW sure indexes and the highest sum too, or where neither the photo as it came nor its half turn is
+# sure of more than one index, with the highest sum and a sure index that scores SIDEWAYS_BY times the surest of
+# theirs: a lone card or two or three loose cards on their side. Two sure indexes and a lead in the sum are not
+# enough there: a lone 6 or 9 on its side looks like an index or two, each scored below the card's own index.
+# Chosen on the family dev photos, the close-ups and the plain deck, each read at all four turns
+# (models/MODEL_CARD.md, "Photos taken from any side of the table").
 TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
 SIDEWAYS_BELOW = 6.0
 TURN_FEWEST, TURN_FEW_BY = 2, 1.25
+SIDEWAYS_BY = 1.1
 _ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
@@ -317,9 +320,15 @@ class Models:
                 looks[turn] = self.sized_looks(side) if sized else [self.look(side)]
                 found[turn] = _merged(looks[turn])
         best = TURNS[0]
+        pair = [found[turn] for turn in TURNS[:2]]
         for turn, boxes in found.items():  # the first of equals wins: TURNS' order
-            fewest = TURN_FEWEST if turn in TURNS[:2] else CLOSE_UP_FEW
-            if _surer(boxes, found[best], found[TURNS[0]], fewest):
+            if turn in TURNS[:2]:
+                surer = _surer(boxes, found[best], found[TURNS[0]], TURN_FEWEST)
+            else:
+                surer = _surer(boxes, found[best], found[TURNS[0]], CLOSE_UP_FEW) or _on_its_side(
+                    boxes, found[best], pair
+                )
+            if surer:
                 best = turn
         image = turned(img, best)
         chosen = looks[best] if sized else self.sized_looks(image, looks[best][0])
@@ -401,6 +410,18 @@ def _surer(boxes: Detections, than: Detections, taken: Detections, fewest: int) 
     if sure < fewest or total <= float(than.confidence.sum()):
         return False
     return sure >= CLOSE_UP_FEW or total > TURN_FEW_BY * float(taken.confidence.sum())
+
+
+def _on_its_side(boxes: Detections, than: Detections, pair: Sequence[Detections]) -> bool:
+    """Whether a quarter turn's boxes set upright a photo of a few cards that the ``pair`` of looks (as it came
+    and half round) is sure of at most one index of (``SIDEWAYS_BY``), rather than ``than``'s turn."""
+    if float(boxes.confidence.sum()) <= float(than.confidence.sum()) or boxes.confidence.size == 0:
+        return False
+    if max(int((p.confidence >= CLOSE_UP_SURE).sum()) for p in pair) > 1:
+        return False
+    theirs = max((float(p.confidence.max()) for p in pair if p.confidence.size), default=0.0)
+    surest = float(boxes.confidence.max())
+    return surest >= CLOSE_UP_SURE and surest > SIDEWAYS_BY * theirs
 
 
 def _merged(looks: Sequence[Detections]) -> Detections:

@@ -248,8 +248,20 @@ def test_a_box_turned_with_its_photo_lands_on_the_same_pixels_and_comes_back(tur
         ({0: [[0.6] * 2, [0.4]], 180: [[0.5], [0.9] * 7]}, 180, [0, 180]),
         # The same close-up taken upright.
         ({0: [[0.5], [0.9] * 7], 180: [[0.6] * 2, [0.4]]}, 0, [0, 180]),
-        # A quarter turn needs four sure indexes all the same: a lone 6 or 9 on its side looks like an index or two.
-        ({0: [[0.3]], 180: [[0.3]], 90: [[0.8, 0.8]], 270: [[]]}, 0, [0, 180, 90, 270]),
+        # Two loose cards on their side: neither the photo nor its half turn is sure of an index, a quarter turn is.
+        ({0: [[0.3]], 180: [[0.3]], 90: [[0.8, 0.8]], 270: [[0.4]]}, 90, [0, 180, 90, 270]),
+        # A lone card on its side: each way finds an index, but the card's own scores well above the others.
+        ({0: [[0.6]], 180: [[0.55]], 90: [[0.85]], 270: [[0.8]]}, 90, [0, 180, 90, 270]),
+        # An upright lone 6: on its side it looks like an index or two, each scored below the card's own index.
+        (
+            {0: [[0.8]], 180: [[0.8]], 90: [[0.73, 0.51, 0.28]], 270: [[0.74, 0.47, 0.26]]},
+            0,
+            [0, 180, 90, 270],
+        ),
+        # One sure index each way, the quarter turn's hardly surer: no lead.
+        ({0: [[0.7]], 180: [[0.3]], 90: [[0.75]], 270: [[]]}, 0, [0, 180, 90, 270]),
+        # As taken it is sure of two indexes: a quarter turn then needs four, not three.
+        ({0: [[0.6, 0.6]], 180: [[0.3]], 90: [[0.9] * 3], 270: [[]]}, 0, [0, 180, 90, 270]),
         # Neither the photo nor its half turn finds much: sideways, read a quarter turn round.
         ({0: [[0.3, 0.4]], 180: [[0.3]], 90: [[0.2]], 270: [[0.8] * 9]}, 270, [0, 180, 90, 270]),
         # Enough found as taken or half round: the quarter turns are not looked at.
@@ -264,11 +276,13 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
     """vision.detector.Models.upright: the photo as it came and turned half round are looked at (each with the
     shrunk look where it may be a close-up), the quarter turns too when neither finds SIDEWAYS_BELOW in scores; a
     turn other than as taken wins only with the highest sum and at least CLOSE_UP_FEW sure indexes, or, turned half
-    round, TURN_FEWEST and a sum TURN_FEW_BY times as taken's."""
+    round, TURN_FEWEST and a sum TURN_FEW_BY times as taken's, or, turned a quarter where neither of the first
+    two is sure of more than one index, a sure index scoring SIDEWAYS_BY times the surest of theirs."""
     from vision import detector
 
     assert detector.CLOSE_UP_FEW == 4 and detector.SIDEWAYS_BELOW <= 6.3 and detector.CLOSE_UP_SURE <= 0.6
     assert detector.TURN_FEWEST == 2 and 1.13 < detector.TURN_FEW_BY < 2.1
+    assert 1.07 < detector.SIDEWAYS_BY < 1.25
     seen: list[int] = []
 
     class Looks:
@@ -343,6 +357,31 @@ def test_a_few_cards_photographed_close_from_across_the_table_are_read_turned(la
     across = read_image(turned(photo, 180))
     assert across.turned == 180
     assert across.groups == upright.groups
+
+
+@pytest.mark.parametrize("turn", [90, 270])
+@pytest.mark.parametrize(
+    ("lay", "width"), [("R7", 0.3), ("R9 B10 G11", 0.22), ("G2 G3", 0.14), ("R8 B8 Y8", 0.12)]
+)
+def test_a_lone_card_or_a_few_cards_photographed_from_beside_are_read_turned(
+    lay: str, width: float, turn: int
+) -> None:
+    """A lone card, or two or three, photographed from beside the table: neither the photo as it came nor turned
+    half round is sure of more than one index, so a quarter turn whose surest index clearly outscores theirs sets
+    them upright (vision.detector.SIDEWAYS_BY). Before, a quarter turn needed four sure indexes, and such a photo
+    was read as it came, its cards on their side and missed. A lone card reads the same either way up, so only
+    its cards are compared."""
+    from tests.photo.scenes import phase_scene
+    from vision.decode import decode
+    from vision.detector import turned
+
+    jpeg, _ = phase_scene(lay, seed=102, card_width=width * 1024)
+    photo = decode(jpeg).image
+    upright = read_image(photo)
+    assert [[str(c) for c in g] for g in upright.groups] == [lay.split()]
+    beside = read_image(turned(photo, turn))
+    assert beside.turned == (360 - turn) % 360 or (" " not in lay and beside.turned == turn)
+    assert beside.groups == upright.groups
 
 
 def test_a_reading_neither_model_is_sure_of_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
