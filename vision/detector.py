@@ -254,8 +254,7 @@ def _after_nms(
 
 def close_up(first: Detections, long_side: float) -> bool:
     """Whether the first look's boxes suggest cards larger than the detector was trained on (``CLOSE_UP_*``)."""
-    sure = int((first.confidence >= CLOSE_UP_SURE).sum())
-    return sure < CLOSE_UP_FEW or bool((first.height >= CLOSE_UP_HEIGHT * long_side).any())
+    return _sure(first) < CLOSE_UP_FEW or bool((first.height >= CLOSE_UP_HEIGHT * long_side).any())
 
 
 def small_indexes(first: Detections, long_side: float) -> bool:
@@ -405,7 +404,7 @@ class Models:
 def _surer(boxes: Detections, than: Detections, taken: Detections, fewest: int) -> bool:
     """Whether a turn's boxes set the photo upright rather than ``than``'s, sure of at least ``fewest`` indexes
     (``TURN_*``); ``taken``: the boxes of the photo as it came."""
-    sure = int((boxes.confidence >= CLOSE_UP_SURE).sum())
+    sure = _sure(boxes)
     total = float(boxes.confidence.sum())
     if sure < fewest or total <= float(than.confidence.sum()):
         return False
@@ -415,13 +414,17 @@ def _surer(boxes: Detections, than: Detections, taken: Detections, fewest: int) 
 def _on_its_side(boxes: Detections, than: Detections, pair: Sequence[Detections]) -> bool:
     """Whether a quarter turn's boxes set upright a photo of a few cards that the ``pair`` of looks (as it came
     and half round) is sure of at most one index of (``SIDEWAYS_BY``), rather than ``than``'s turn."""
-    if float(boxes.confidence.sum()) <= float(than.confidence.sum()) or boxes.confidence.size == 0:
-        return False
-    if max(int((p.confidence >= CLOSE_UP_SURE).sum()) for p in pair) > 1:
+    # A sum above than's is never that of no boxes, so the boxes have a surest one.
+    if float(boxes.confidence.sum()) <= float(than.confidence.sum()) or max(map(_sure, pair)) > 1:
         return False
     theirs = max((float(p.confidence.max()) for p in pair if p.confidence.size), default=0.0)
     surest = float(boxes.confidence.max())
     return surest >= CLOSE_UP_SURE and surest > SIDEWAYS_BY * theirs
+
+
+def _sure(boxes: Detections) -> int:
+    """How many of ``boxes`` the detector is sure of (``CLOSE_UP_SURE``)."""
+    return int((boxes.confidence >= CLOSE_UP_SURE).sum())
 
 
 def _merged(looks: Sequence[Detections]) -> Detections:
