@@ -1498,6 +1498,11 @@ class Plan:
 # the same cards read (models/TRAINING-HISTORY.md, "A smaller render share while teaching").
 RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
+# What the detector still does after its last batch: Ultralytics validates at the end of the pass and again on the
+# best weights, then the weights are exported. Its batches stop this many seconds before the detector's deadline,
+# so that a run ends within the minutes it was given, on the slowest machine measured too (models/
+# TRAINING-HISTORY.md, "Teaching that ends on time").
+DETECTOR_FINISH = 15.0
 # Saving the deck at the end: the any-size detector file is made and checked against the export (seconds). The
 # classifier is served as exported, in fp32: its int8 twin cost the held-out set cards (models/MODEL_CARD.md).
 _SAVING = 8.0
@@ -1604,25 +1609,36 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
 
 
 @contextmanager
-def _detector_deadline(until: float, progress: Progress | None, batches: int) -> Iterator[list[int]]:
-    """While training the detector: stop it cleanly (between two batches, then validate and export) once the
-    clock passes ``until`` (time.monotonic), and report the batches done; yields their count, kept up to date."""
+def _detector_deadline(until: float, progress: Progress | None, batches: int) -> Iterator[list[float]]:
+    """While training the detector: stop it cleanly (between two batches, then validate and export) before the
+    clock (time.monotonic) passes ``until``, and report the batches done. A batch is not cut short, so the last
+    one starts only where it ends by ``until`` at the pace of the one before. Yields ``[batches done, when the
+    last one ended]``, kept up to date."""
     from ultralytics.utils.callbacks import base
 
-    done = [0]
+    done = [0, time.monotonic()]
+    started = [done[1]]
+
+    def on_batch_start(trainer: Any) -> None:
+        started[0] = time.monotonic()
 
     def on_batch_end(trainer: Any) -> None:
+        now = time.monotonic()
         done[0] += 1
+        done[1] = now
         if progress:
-            progress("detector", min(done[0], batches), batches)
-        if time.monotonic() > until:
+            progress("detector", min(int(done[0]), batches), batches)
+        if now + (now - started[0]) > until:
             trainer.stop = True
 
-    base.default_callbacks["on_train_batch_end"].append(on_batch_end)
+    hooks = (("on_train_batch_start", on_batch_start), ("on_train_batch_end", on_batch_end))
+    for event, hook in hooks:
+        base.default_callbacks[event].append(hook)
     try:
         yield done
     finally:
-        base.default_callbacks["on_train_batch_end"].remove(on_batch_end)
+        for event, hook in hooks:
+            base.default_callbacks[event].remove(hook)
 
 
 def _render(
@@ -1988,16 +2004,18 @@ def _learn(
     )
     batches = -(-train_pictures // cfg.batch)
     with (
-        _detector_deadline(planned + p.detector_until, progress, batches) as done,
+        _detector_deadline(planned + p.detector_until - DETECTOR_FINISH, progress, batches) as done,
         _quiet(work / "training.log"),
     ):
         onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
     # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
     seen: dict[str, float] = {
-        "batches": done[0],
+        "batches": int(done[0]),
         "of_batches": batches,
-        "pictures": min(done[0] * cfg.batch, train_pictures),
+        "pictures": min(int(done[0]) * cfg.batch, train_pictures),
         "learning_rate": detector_lr,
+        # What validating and exporting took after the last batch, against DETECTOR_FINISH.
+        "finish_seconds": round(time.monotonic() - done[1], 1),
     }
     shutil.copy(onnx_path, deck / f"{DETECTOR_NAME}.onnx")
     shutil.copy(onnx_path.with_suffix(".pt"), deck / f"{DETECTOR_NAME}.pt")

@@ -392,6 +392,42 @@ def test_the_plan_gives_what_rendering_does_not_take_to_the_detector(share: floa
     assert p.render_until + p.classifier_seconds < p.detector_until
 
 
+def test_the_detector_stops_where_its_next_batch_would_end_past_its_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Issue 17: teaching finishes within its minutes. A batch is not cut short, so the detector stops after the
+    # batch whose pace says the next one would end past the deadline, not after the one that ends past it.
+    pytest.importorskip("ultralytics")
+    from types import SimpleNamespace
+
+    from ultralytics.utils.callbacks import base
+
+    import vision.teach as teach
+
+    now = [0.0]
+    monkeypatch.setattr(teach.time, "monotonic", lambda: now[0])
+    before = {event: list(hooks) for event, hooks in base.default_callbacks.items()}
+    trainer = SimpleNamespace(stop=False)
+
+    def batch(start: float, end: float) -> None:
+        now[0] = start
+        for hook in base.default_callbacks["on_train_batch_start"]:
+            hook(trainer)
+        now[0] = end
+        for hook in base.default_callbacks["on_train_batch_end"]:
+            hook(trainer)
+
+    with teach._detector_deadline(30.0, None, 10) as done:
+        batch(0.0, 5.0)  # the next would end at 10
+        batch(5.0, 12.0)  # at 19
+        assert not trainer.stop and done == [2, 12.0]
+        batch(12.0, 21.0)  # at 30: still on time
+        assert not trainer.stop
+        batch(21.0, 26.0)  # at 31: one second late, so no more
+        assert trainer.stop and done == [4, 26.0]
+    assert {event: list(hooks) for event, hooks in base.default_callbacks.items()} == before
+
+
 def test_a_count_mismatch_is_refused_with_both_counts() -> None:
     scene, _ = _photo(Family.CLASSIC, 5, TEACHING_SETS[0])
     with pytest.raises(TeachingError) as err:
