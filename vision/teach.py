@@ -1487,7 +1487,7 @@ class Plan:
 
     render_until: float
     classifier_seconds: float
-    detector_until: float
+    detector_until: float  # when the detector's last batch must end, its validation and export still to come
     val_scenes: int
     min_scenes: int
 
@@ -1499,7 +1499,7 @@ class Plan:
 RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
 # What the detector still does after its last batch: Ultralytics validates at the end of the pass and again on the
-# best weights, then the weights are exported. Its batches stop this many seconds before the detector's deadline,
+# best weights, then the weights are exported. Its batches end this many seconds before the time kept for saving,
 # so that a run ends within the minutes it was given, on the slowest machine measured too (models/
 # TRAINING-HISTORY.md, "Teaching that ends on time").
 DETECTOR_FINISH = 15.0
@@ -1528,7 +1528,7 @@ def plan(seconds: float, scene_seconds: float, render_share: float = RENDER_SHAR
     return Plan(
         render_until=render_share * left,
         classifier_seconds=_CLASSIFIER_SHARE * left,
-        detector_until=seconds - _SAVING,
+        detector_until=seconds - _SAVING - DETECTOR_FINISH,
         val_scenes=8 if seconds < 300 else 16,
         min_scenes=6,
     )
@@ -2004,7 +2004,7 @@ def _learn(
     )
     batches = -(-train_pictures // cfg.batch)
     with (
-        _detector_deadline(planned + p.detector_until - DETECTOR_FINISH, progress, batches) as done,
+        _detector_deadline(planned + p.detector_until, progress, batches) as done,
         _quiet(work / "training.log"),
     ):
         onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
