@@ -8,7 +8,7 @@ scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
         [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--detector-lr LR]
-        [--photos red,blue,green,yellow,specials]
+        [--keep-detector] [--photos red,blue,green,yellow,specials]
 
 ``--photos`` teaches from some of the five photos only (the colours named, ``specials`` the Wilds and Skips), as
 a group does that photographs fewer: the cards of the others are then drawn in the deck's measured look, and the
@@ -29,7 +29,8 @@ of the kept photos is told apart from the gain of more time.
 ``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
 share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering;
 ``--detector-lr``, the taught detector's learning rate)
-without reading the scenes of record.
+without reading the scenes of record. ``--keep-detector`` teaches as ``phase10 deck teach --keep-detector`` does:
+the classifier alone, the deck keeping the detector it starts from.
 """
 
 from __future__ import annotations
@@ -176,6 +177,9 @@ def main() -> None:
     )
     ap.add_argument("--detector-lr", type=float, default=None, help="the taught detector's learning rate")
     ap.add_argument(
+        "--keep-detector", action="store_true", help="teach the classifier only, keeping the base detector"
+    )
+    ap.add_argument(
         "--photos",
         default=",".join(PHOTO_SETS),
         help="the teaching photos to teach from (comma-separated: red, blue, green, yellow, specials)",
@@ -199,7 +203,9 @@ def main() -> None:
         f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
         f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths, "
-        f"{share:g} of the time rendering, the detector learning at {lr:g}; teaching photos: {', '.join(chosen)}"
+        f"{share:g} of the time rendering, "
+        + ("the base detector kept" if args.keep_detector else f"the detector learning at {lr:g}")
+        + f"; teaching photos: {', '.join(chosen)}"
     )
     spawn = multiprocessing.get_context("spawn")
     jobs = [(first + i, args.family, args.seed) for i in range(args.scenes)]
@@ -225,6 +231,7 @@ def main() -> None:
         bold_tables=bold,
         render_share=share,
         detector_lr=lr,
+        keep_detector=args.keep_detector,
     )
     took = time.monotonic() - t0
     taught, taught_untaught = _tally(folder, scenes, untaught)

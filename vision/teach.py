@@ -1518,12 +1518,17 @@ _ORDINARY_CROPS = 0.4
 BOLD_TABLES = 0.35
 # The taught detector's learning rate (AdamW, held for its one pass): the fine-tuning rate of every detector run.
 DETECTOR_LR = FINE_TUNE_LR
+# The taught detector's input, that of the shipped one: trained smaller, it learns indexes smaller than the reader
+# shows it (models/TRAINING-HISTORY.md, "Teaching on a slower machine").
+_DETECTOR_IMGSZ = 640
 
 
 def plan(seconds: float, scene_seconds: float, render_share: float = RENDER_SHARE) -> Plan:
     """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core;
     ``render_share`` of the time left after the fixed costs renders, and what rendering does not take goes to
-    the detector, which trains last."""
+    the detector, which trains last. A deck that keeps its detector ends where the detector would start: given
+    the detector's time too, its classifier read the decks measured no better (models/TRAINING-HISTORY.md, "What
+    a half-taught detector gets wrong")."""
     left = max(seconds - _DETECTOR_OVERHEAD - _SAVING - 2, 0.0)
     return Plan(
         render_until=render_share * left,
@@ -1744,6 +1749,7 @@ def teach(
     bold_tables: float = BOLD_TABLES,
     render_share: float = RENDER_SHARE,
     detector_lr: float = DETECTOR_LR,
+    keep_detector: bool = False,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
@@ -1754,7 +1760,9 @@ def teach(
     under ``name`` is learnt again from its own faces and models, with the photos kept since (and
     :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
     scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
-    (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``).
+    (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``). With
+    ``keep_detector`` only the classifier learns: the deck keeps the detector it starts from, and the run ends
+    when its classifier is ready, about half the ``minutes``.
 
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
     is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
@@ -1792,6 +1800,7 @@ def teach(
             bold_tables,
             render_share,
             detector_lr,
+            keep_detector,
         )
         final = deck_folder(decks, name)
         old = None
@@ -1877,6 +1886,7 @@ def _learn(
     bold_tables: float,
     render_share: float,
     detector_lr: float,
+    keep_detector: bool,
 ) -> Path:
     """The teaching run proper, in ``work``; returns the finished deck folder (inside ``work``)."""
     import platform
@@ -1890,6 +1900,7 @@ def _learn(
         DETECTOR_NAME,
         TrainConfig,
         _classifier_init,
+        _export_detector,
         classifier_width,
         train_classifier,
         train_detector,
@@ -1984,42 +1995,56 @@ def _learn(
         shutil.copy(cls_out / f"{CLASSIFIER_NAME}{suffix}", deck / f"{CLASSIFIER_NAME}{suffix}")
     seconds["classifier"] = time.monotonic() - t0
 
-    # Detector: one pass (or more, when time allows) over the scenes, stopped between batches at its deadline.
+    # Detector: one pass (or more, when time allows) over the scenes, stopped between batches at its deadline; or
+    # the one the deck starts from, exported as a taught one is (its weights copied first, so that the export
+    # lands in the run's folder, not beside the models it came from).
     t0 = time.monotonic()
-    kept_pictures = _kept_for_detector(
-        examples, data / "images" / "train", data / "labels" / "train", counts["deck"] + counts["ordinary"]
-    )
-    train_pictures = counts["deck"] + counts["ordinary"] + kept_pictures
-    cfg = TrainConfig(
-        out=deck,
-        data=data,
-        epochs=1,
-        imgsz=640,
-        batch=8,
-        seed=seed,
-        threads=threads,
-        init=det_init,
-        smoke=train_pictures < 64,
-        lr0=detector_lr,
-    )
-    batches = -(-train_pictures // cfg.batch)
-    with (
-        _detector_deadline(planned + p.detector_until, progress, batches) as done,
-        _quiet(work / "training.log"),
-    ):
-        onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
-    # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
-    seen: dict[str, float] = {
-        "batches": int(done[0]),
-        "of_batches": batches,
-        "pictures": min(int(done[0]) * cfg.batch, train_pictures),
-        "learning_rate": detector_lr,
-        # What validating and exporting took after the last batch, against DETECTOR_FINISH.
-        "finish_seconds": round(time.monotonic() - done[1], 1),
-    }
+    if keep_detector:
+        kept_det = work / "kept-detector"
+        kept_det.mkdir()
+        shutil.copy(det_init, kept_det / f"{DETECTOR_NAME}.pt")
+        with _quiet(work / "training.log"):
+            onnx_path = _export_detector(kept_det / f"{DETECTOR_NAME}.pt", _DETECTOR_IMGSZ)
+        det_metrics: dict[str, Any] = {"taught": False}
+        kept_pictures = 0
+    else:
+        kept_pictures = _kept_for_detector(
+            examples,
+            data / "images" / "train",
+            data / "labels" / "train",
+            counts["deck"] + counts["ordinary"],
+        )
+        train_pictures = counts["deck"] + counts["ordinary"] + kept_pictures
+        cfg = TrainConfig(
+            out=deck,
+            data=data,
+            epochs=1,
+            imgsz=_DETECTOR_IMGSZ,
+            batch=8,
+            seed=seed,
+            threads=threads,
+            init=det_init,
+            smoke=train_pictures < 64,
+            lr0=detector_lr,
+        )
+        batches = -(-train_pictures // cfg.batch)
+        with (
+            _detector_deadline(planned + p.detector_until, progress, batches) as done,
+            _quiet(work / "training.log"),
+        ):
+            onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
+        # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
+        seen: dict[str, float] = {
+            "batches": int(done[0]),
+            "of_batches": batches,
+            "pictures": min(int(done[0]) * cfg.batch, train_pictures),
+            "learning_rate": detector_lr,
+            # What validating and exporting took after the last batch, against DETECTOR_FINISH.
+            "finish_seconds": round(time.monotonic() - done[1], 1),
+        }
+        det_metrics = {"taught": True} | _detector_metrics(work / "runs" / "detector" / "results.csv") | seen
     shutil.copy(onnx_path, deck / f"{DETECTOR_NAME}.onnx")
     shutil.copy(onnx_path.with_suffix(".pt"), deck / f"{DETECTOR_NAME}.pt")
-    det_metrics = _detector_metrics(work / "runs" / "detector" / "results.csv") | seen
     seconds["detector"] = time.monotonic() - t0
 
     t0 = time.monotonic()

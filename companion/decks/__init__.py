@@ -19,6 +19,7 @@ bp = Blueprint("decks", __name__)
 
 # The folder ``phase10 deck`` uses too (companion.cli.deck): the same variable names it on both sides.
 DECKS_VARIABLE = "PHASE10_DECKS"
+KEEP_DETECTOR_VARIABLE = "PHASE10_DECK_KEEP_DETECTOR"
 
 
 @bp.record_once
@@ -30,6 +31,9 @@ def _setup(state: BlueprintSetupState) -> None:
     # group add its second copy of a colour, and no more than that can come from the walkthrough.
     app.config.setdefault("DECK_MAX_PHOTOS", 10)
     app.config.setdefault("DECK_TEACH_MINUTES", 15.0)
+    # Teach only the classifier, keeping the detector a deck starts from: on a slow server the minutes given are
+    # too few for the detector, which can then read a deck worse than before (README, "Your own deck").
+    app.config.setdefault("DECK_KEEP_DETECTOR", os.environ.get(KEEP_DETECTOR_VARIABLE) == "1")
     # What the teaching process runs, as "module:function" with vision.teach.teach's signature. Only the
     # server's own settings name it, never a request.
     app.config.setdefault("DECK_TEACHER", "vision.teach:teach")

@@ -43,6 +43,7 @@ def run(spec_path: Path) -> int:
             progress=progress,
             threads=int(spec["threads"]),
             kept=Path(kept) if kept else None,
+            keep_detector=bool(spec.get("keep_detector", False)),
         )
         end: dict[str, Any] = {"state": "done", "deck": Path(folder).name}
     except Exception as exc:

@@ -332,6 +332,7 @@ def start_teaching() -> tuple[Response, int]:
             photos,
             minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
             teacher=str(current_app.config["DECK_TEACHER"]),
+            keep_detector=bool(current_app.config["DECK_KEEP_DETECTOR"]),
             # A deck taught again under its name learns from the photos kept while it read them, too.
             kept=kept_training.folder(),
         )
@@ -359,6 +360,7 @@ def improve(name: str) -> Any:
                 [],
                 minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
                 teacher=str(current_app.config["DECK_TEACHER"]),
+                keep_detector=bool(current_app.config["DECK_KEEP_DETECTOR"]),
                 kept=kept_training.folder(),
             )
         except teaching.Busy as exc:

@@ -120,10 +120,12 @@ def start(
     teacher: str,
     threads: int | None = None,
     kept: Path | None = None,
+    keep_detector: bool = False,
 ) -> dict[str, Any]:
     """Start teaching the deck ``name`` from ``photos`` (bytes, card list) in a new process, and from the photos
     kept for training in ``kept`` that were read with it (with no ``photos``: the deck learnt again from its own
-    faces and those); returns the progress it starts with. Raises :class:`Busy` when a run is going on
+    faces and those), keeping the detector it starts from with ``keep_detector``; returns the progress it starts
+    with. Raises :class:`Busy` when a run is going on
     already."""
     fd = _lock_fd(decks)
     # A run that has written its end lets go of the lock as its process exits, a moment later.
@@ -152,6 +154,7 @@ def start(
             "teacher": teacher,
             "threads": threads or os.cpu_count() or 1,
             "kept": str(kept) if kept is not None else None,
+            "keep_detector": keep_detector,
         }
         (job / SPEC_FILE).write_text(json.dumps(spec))
         now = time.time()

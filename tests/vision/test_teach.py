@@ -729,11 +729,31 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     assert _deck(["improve", "tabbed", "--kept", str(tmp_path / "nothing-here")]) == 2
     assert "--kept" in capsys.readouterr().err
 
+    # Learnt again keeping its detector (a slow machine's choice): the detector finds the same boxes, to the
+    # pixel, and the deck says so; its classifier learnt again.
+    detector_before = Models(folder).look(scene.image)
+    classifier_before = (folder / "index-classifier.onnx").read_bytes()
+    keeping = [*again, "--keep-detector"]
+    assert _deck(keeping) == 0
+    assert "1 kept photo (its detector kept) in " in capsys.readouterr().out
+    meta = read_deck(folder)
+    assert meta["figures"]["detector"] == {"taught": False}
+    detector_after = Models(folder).look(scene.image)
+    assert len(detector_after) == len(detector_before) > 0
+    assert np.allclose(detector_after.xyxy, detector_before.xyxy, atol=0.01)
+    assert np.allclose(detector_after.confidence, detector_before.confidence, atol=1e-4)
+    assert (folder / "index-classifier.onnx").read_bytes() != classifier_before
+    assert _reads_its_scenes(folder, Look.from_dict(meta["look"])) >= 0.8
+
     assert _deck(["list"]) == 0
-    assert "tabbed: 14 cards from 2 photos and 1 kept photo, taught " in capsys.readouterr().out
+    assert (
+        "tabbed: 14 cards from 2 photos and 1 kept photo (its detector kept), taught "
+        in capsys.readouterr().out
+    )
     assert _deck(["list", "--json"]) == 0
     [row] = [json.loads(line) for line in capsys.readouterr().out.strip().split("\n")]
     assert row["name"] == "tabbed" and row["photos"] == 2 and row["kept"] == 1
+    assert row["detector_taught"] is False
     assert _deck(["remove", "tabbed"]) == 0
     assert _deck(["remove", "tabbed"]) == 2
 

@@ -21,8 +21,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.access import cookie_name
+from companion.decks import KEEP_DETECTOR_VARIABLE, teaching
 from companion.decks import routes as deck_routes
-from companion.decks import teaching
 from companion.extensions import db
 from companion.models import Game
 
@@ -146,6 +146,7 @@ def fake_teach(
     progress: Callable[[str, int, int], None],
     threads: int,
     kept: Path | None = None,
+    keep_detector: bool = False,
 ) -> Path:
     """Stands in for ``vision.teach.teach`` in the teaching process: cuts the photos it was handed as the real
     run does (so they must have arrived whole), or with none takes the cards of the deck taught before; finds
@@ -181,7 +182,8 @@ def fake_teach(
         figures={
             "total_seconds": 61.0,
             "classifier": {"val_card_accuracy": 0.987},
-            "detector": {"val_map50": 0.91},
+            # As the real run records it: a kept detector has no validation of its own.
+            "detector": {"taught": False} if keep_detector else {"taught": True, "val_map50": 0.91},
         },
     )
     # As vision.teach.teach ends: a deck taught before under this name is swapped for the new one only now.
@@ -354,6 +356,29 @@ def test_a_teaching_run_goes_on_in_its_own_process_and_reports_its_progress(clie
     assert post_teach(client, "cabin", shots[:1]).status_code == 202
     (decks / "release").touch()
     assert wait_for(client, ["done", "failed"])["state"] == "done"
+
+
+def test_a_server_set_to_keep_the_detector_teaches_the_classifier_alone(
+    app_factory, decks, with_training, monkeypatch
+):
+    # On a slow server a detector taught in the minutes given can read a deck worse than the one it started
+    # from (models/MODEL_CARD.md, "On a slower machine"): its operator sets PHASE10_DECK_KEEP_DETECTOR=1.
+    monkeypatch.setenv(KEEP_DETECTOR_VARIABLE, "1")
+    client = app_factory().test_client()
+    assert post_teach(client, "kitchen", photos()[:1]).status_code == 202
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    assert vision.read_deck(decks / "kitchen")["figures"]["detector"] == {"taught": False}
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "finds cards as the models it started from do" in page and "mAP50" not in page
+    # Unset, the detector learns too, and the page says nothing of it.
+    monkeypatch.delenv(KEEP_DETECTOR_VARIABLE)
+    client = app_factory().test_client()
+    assert post_teach(client, "kitchen", photos()[:1], replace="1").status_code == 202
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    assert vision.read_deck(decks / "kitchen")["figures"]["detector"]["taught"] is True
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "finds cards as the models it started from do" not in page and "mAP50" in page
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "ro"])
