@@ -32,7 +32,7 @@ def _setup(state: BlueprintSetupState) -> None:
     app.config.setdefault("DECK_MAX_PHOTOS", 10)
     app.config.setdefault("DECK_TEACH_MINUTES", 15.0)
     # Teach only the classifier, keeping the detector a deck starts from: on a slow server the minutes given are
-    # too few for the detector, which can then read a deck worse than before (README, "Your own deck").
+    # too few for the detector, which can then read a deck worse than before (README, "Your deck").
     app.config.setdefault("DECK_KEEP_DETECTOR", os.environ.get(KEEP_DETECTOR_VARIABLE) == "1")
     # What the teaching process runs, as "module:function" with vision.teach.teach's signature. Only the
     # server's own settings name it, never a request.
