@@ -8,7 +8,7 @@ scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
         [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--detector-lr LR]
-        [--keep-detector] [--photos red,blue,green,yellow,specials]
+        [--keep-detector | --teach-detector] [--photos red,blue,green,yellow,specials]
 
 ``--photos`` teaches from some of the five photos only (the colours named, ``specials`` the Wilds and Skips), as
 a group does that photographs fewer: the cards of the others are then drawn in the deck's measured look, and the
@@ -29,8 +29,10 @@ of the kept photos is told apart from the gain of more time.
 ``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
 share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering;
 ``--detector-lr``, the taught detector's learning rate)
-without reading the scenes of record. ``--keep-detector`` teaches as ``phase10 deck teach --keep-detector`` does:
-the classifier alone, the deck keeping the detector it starts from.
+without reading the scenes of record. The detector is taught as ``phase10 deck teach`` teaches it: where the
+machine's pace gives it ``vision.teach.DETECTOR_FEWEST_BATCHES`` batches, and kept otherwise;
+``--keep-detector`` always keeps it (the classifier alone learns), ``--teach-detector`` always teaches it, as
+every teaching figure before that rule was measured.
 """
 
 from __future__ import annotations
@@ -157,6 +159,7 @@ TABLE_HEAD = (
 
 
 def main() -> None:
+    from companion.cli.deck import add_detector_options
     from vision.families import Family
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -176,9 +179,7 @@ def main() -> None:
         "--render-share", type=float, default=None, help="share of the teaching time spent rendering"
     )
     ap.add_argument("--detector-lr", type=float, default=None, help="the taught detector's learning rate")
-    ap.add_argument(
-        "--keep-detector", action="store_true", help="teach the classifier only, keeping the base detector"
-    )
+    add_detector_options(ap)
     ap.add_argument(
         "--photos",
         default=",".join(PHOTO_SETS),
@@ -190,7 +191,15 @@ def main() -> None:
         raise SystemExit(f"--photos takes some of: {', '.join(PHOTO_SETS)}")
 
     from vision.detector import MODELS_DIR
-    from vision.teach import BOLD_TABLES, DETECTOR_LR, RENDER_SHARE, TEACHING_SETS, teach, teaching_photos
+    from vision.teach import (
+        BOLD_TABLES,
+        DETECTOR_FEWEST_BATCHES,
+        DETECTOR_LR,
+        RENDER_SHARE,
+        TEACHING_SETS,
+        teach,
+        teaching_photos,
+    )
 
     first = DEV_SEED if args.dev else FIRST_SEED
     bold = BOLD_TABLES if args.bold_tables is None else args.bold_tables
@@ -204,7 +213,12 @@ def main() -> None:
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
         f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths, "
         f"{share:g} of the time rendering, "
-        + ("the base detector kept" if args.keep_detector else f"the detector learning at {lr:g}")
+        + {
+            True: "the base detector kept",
+            False: f"the detector learning at {lr:g}",
+            None: f"the detector learning at {lr:g} where the machine has time for {DETECTOR_FEWEST_BATCHES} "
+            "batches, else kept",
+        }[args.keep_detector]
         + f"; teaching photos: {', '.join(chosen)}"
     )
     spawn = multiprocessing.get_context("spawn")

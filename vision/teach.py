@@ -1372,6 +1372,23 @@ def read_deck(folder: Path) -> dict[str, Any]:
     return data
 
 
+def detector_taught(meta: Mapping[str, Any]) -> bool:
+    """Whether a deck's detector was taught (a ``deck.json``'s), rather than kept as the deck started with it."""
+    # Decks taught before the detector could be kept have no such figure: their detector was always taught.
+    detector = (meta.get("figures") or {}).get("detector")
+    return not isinstance(detector, dict) or detector.get("taught", True) is not False
+
+
+def detector_kept_for_time(meta: Mapping[str, Any]) -> tuple[int, int] | None:
+    """For a deck whose detector was kept because the run had time for too few of its batches: the batches it
+    would have had and the fewest worth teaching (``DETECTOR_FEWEST_BATCHES`` then); else ``None``."""
+    detector = (meta.get("figures") or {}).get("detector")
+    if detector_taught(meta) or not isinstance(detector, dict) or "fewest_batches" not in detector:
+        return None
+    had = detector.get("projected_batches", detector.get("of_batches", 0))
+    return int(had or 0), int(detector["fewest_batches"])
+
+
 def list_decks(decks: Path) -> list[dict[str, Any]]:
     """Every taught deck under ``decks``, by name."""
     if not decks.is_dir():
@@ -1613,26 +1630,64 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
             progress(stage, round(seconds), round(seconds))
 
 
+# A detector given fewer batches than this is not taught but kept as the deck started with it: on the project
+# machine 15 minutes gave the taught detector 59-64 batches, and a four-corner deck then read worse than before
+# teaching, while 150-170 batches on faster machines read every deck measured better (models/TRAINING-HISTORY.md,
+# "Teaching on a slower machine" and "A detector kept when the machine is too slow for it"). The pace is measured
+# over DETECTOR_PACE_BATCHES batches after the first, which also loads and caches.
+DETECTOR_FEWEST_BATCHES = 100
+DETECTOR_PACE_BATCHES = 4
+
+
+@dataclass(slots=True)
+class _DetectorClock:
+    """How the detector's training is going: batches done, when the last one ended (time.monotonic), and, once
+    its pace is measured, how many batches it would end with by its deadline."""
+
+    done: int = 0
+    last_end: float = 0.0
+    first_end: float = 0.0
+    projected: int | None = None
+    too_slow: bool = False
+
+
+def projected_batches(done: int, pace: float, left: float, batches: int) -> int:
+    """How many batches a detector that has done ``done`` at ``pace`` seconds a batch ends with in the ``left``
+    seconds to its deadline, at most the ``batches`` of its pass (none is cut short)."""
+    return min(done + int(max(left, 0.0) // max(pace, 1e-6)), batches)
+
+
 @contextmanager
-def _detector_deadline(until: float, progress: Progress | None, batches: int) -> Iterator[list[float]]:
+def _detector_deadline(
+    until: float, progress: Progress | None, batches: int, fewest: int = 0
+) -> Iterator[_DetectorClock]:
     """While training the detector: stop it cleanly (between two batches, then validate and export) before the
     clock (time.monotonic) passes ``until``, and report the batches done. A batch is not cut short, so the last
-    one starts only where it ends by ``until`` at the pace of the one before. Yields ``[batches done, when the
-    last one ended]``, kept up to date."""
+    one starts only where it ends by ``until`` at the pace of the one before. With ``fewest``, training also
+    stops once its pace shows that it would end with fewer batches than that (``too_slow``). Yields the clock,
+    kept up to date."""
     from ultralytics.utils.callbacks import base
 
-    done = [0, time.monotonic()]
-    started = [done[1]]
+    clock = _DetectorClock(last_end=time.monotonic())
+    started = [clock.last_end]
 
     def on_batch_start(trainer: Any) -> None:
         started[0] = time.monotonic()
 
     def on_batch_end(trainer: Any) -> None:
         now = time.monotonic()
-        done[0] += 1
-        done[1] = now
+        clock.done += 1
+        clock.last_end = now
+        if clock.done == 1:
+            clock.first_end = now
         if progress:
-            progress("detector", min(int(done[0]), batches), batches)
+            progress("detector", min(clock.done, batches), batches)
+        if clock.done == 1 + DETECTOR_PACE_BATCHES:
+            pace = (now - clock.first_end) / DETECTOR_PACE_BATCHES
+            clock.projected = projected_batches(clock.done, pace, until - now, batches)
+            if clock.projected < fewest:
+                clock.too_slow = True
+                trainer.stop = True
         if now + (now - started[0]) > until:
             trainer.stop = True
 
@@ -1640,7 +1695,7 @@ def _detector_deadline(until: float, progress: Progress | None, batches: int) ->
     for event, hook in hooks:
         base.default_callbacks[event].append(hook)
     try:
-        yield done
+        yield clock
     finally:
         for event, hook in hooks:
             base.default_callbacks[event].remove(hook)
@@ -1749,7 +1804,7 @@ def teach(
     bold_tables: float = BOLD_TABLES,
     render_share: float = RENDER_SHARE,
     detector_lr: float = DETECTOR_LR,
-    keep_detector: bool = False,
+    keep_detector: bool | None = None,
 ) -> Path:
     """Teach the camera the deck ``name`` from teaching photos (JPEG/PNG bytes, the cards each shows in reading
     order), within ``minutes``; returns the deck's folder under ``decks``, ready for
@@ -1761,8 +1816,12 @@ def teach(
     :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
     scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
     (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``). With
-    ``keep_detector`` only the classifier learns: the deck keeps the detector it starts from, and the run ends
-    when its classifier is ready, about half the ``minutes``.
+    ``keep_detector`` True only the classifier learns: the deck keeps the detector it starts from, and the run
+    ends when its classifier is ready, about half the ``minutes``. With None (the default) the detector is taught
+    where this machine's pace gives it at least ``DETECTOR_FEWEST_BATCHES`` batches in the time left, and kept
+    as with True where it does not, the run then ending early; with False it is taught however few it gets.
+    ``figures.detector`` in the deck's ``deck.json`` says which it was (``taught``) and, for a detector kept for
+    want of time, the batches it would have had (``projected_batches``, ``fewest_batches``).
 
     Every photo is checked before anything is learnt (:class:`TeachingError`). ``progress(stage, done, total)``
     is called as the run goes: cutting (or, learning a deck again, kept), rendering, classifier, detector,
@@ -1886,7 +1945,7 @@ def _learn(
     bold_tables: float,
     render_share: float,
     detector_lr: float,
-    keep_detector: bool,
+    keep_detector: bool | None,
 ) -> Path:
     """The teaching run proper, in ``work``; returns the finished deck folder (inside ``work``)."""
     import platform
@@ -1995,19 +2054,14 @@ def _learn(
         shutil.copy(cls_out / f"{CLASSIFIER_NAME}{suffix}", deck / f"{CLASSIFIER_NAME}{suffix}")
     seconds["classifier"] = time.monotonic() - t0
 
-    # Detector: one pass (or more, when time allows) over the scenes, stopped between batches at its deadline; or
-    # the one the deck starts from, exported as a taught one is (its weights copied first, so that the export
-    # lands in the run's folder, not beside the models it came from).
+    # Detector: one pass over the scenes, stopped between batches at its deadline; or the one the deck starts
+    # from, exported as a taught one is, where that is asked for or where this machine's pace would give the
+    # detector too few batches to be worth teaching (``keep_detector`` None: DETECTOR_FEWEST_BATCHES).
     t0 = time.monotonic()
-    if keep_detector:
-        kept_det = work / "kept-detector"
-        kept_det.mkdir()
-        shutil.copy(det_init, kept_det / f"{DETECTOR_NAME}.pt")
-        with _quiet(work / "training.log"):
-            onnx_path = _export_detector(kept_det / f"{DETECTOR_NAME}.pt", _DETECTOR_IMGSZ)
-        det_metrics: dict[str, Any] = {"taught": False}
-        kept_pictures = 0
-    else:
+    det_metrics: dict[str, Any] = {"taught": False}
+    kept_pictures = 0
+    onnx_path: Path | None = None
+    if keep_detector is not True:
         kept_pictures = _kept_for_detector(
             examples,
             data / "images" / "train",
@@ -2028,21 +2082,39 @@ def _learn(
             lr0=detector_lr,
         )
         batches = -(-train_pictures // cfg.batch)
-        with (
-            _detector_deadline(planned + p.detector_until, progress, batches) as done,
-            _quiet(work / "training.log"),
-        ):
-            onnx_path = train_detector(cfg, data / "data.yaml", work / "runs")
-        # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
-        seen: dict[str, float] = {
-            "batches": int(done[0]),
-            "of_batches": batches,
-            "pictures": min(int(done[0]) * cfg.batch, train_pictures),
-            "learning_rate": detector_lr,
-            # What validating and exporting took after the last batch, against DETECTOR_FINISH.
-            "finish_seconds": round(time.monotonic() - done[1], 1),
-        }
-        det_metrics = {"taught": True} | _detector_metrics(work / "runs" / "detector" / "results.csv") | seen
+        fewest = DETECTOR_FEWEST_BATCHES if keep_detector is None else 0
+        if batches < fewest:
+            det_metrics |= {"batches": 0, "of_batches": batches, "fewest_batches": fewest}
+        else:
+            with (
+                _detector_deadline(planned + p.detector_until, progress, batches, fewest) as clock,
+                _quiet(work / "training.log"),
+            ):
+                trained = train_detector(cfg, data / "data.yaml", work / "runs")
+            # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
+            seen: dict[str, Any] = {
+                "batches": clock.done,
+                "of_batches": batches,
+                "pictures": min(clock.done * cfg.batch, train_pictures),
+                "learning_rate": detector_lr,
+                # What validating and exporting took after the last batch, against DETECTOR_FINISH.
+                "finish_seconds": round(time.monotonic() - clock.last_end, 1),
+            }
+            if clock.too_slow:
+                det_metrics |= seen | {"projected_batches": clock.projected, "fewest_batches": fewest}
+            else:
+                onnx_path = trained
+                det_metrics = (
+                    {"taught": True} | _detector_metrics(work / "runs" / "detector" / "results.csv") | seen
+                )
+    if onnx_path is None:
+        # Its weights copied first, so that the export lands in the run's folder, not beside the models it came
+        # from.
+        kept_det = work / "kept-detector"
+        kept_det.mkdir()
+        shutil.copy(det_init, kept_det / f"{DETECTOR_NAME}.pt")
+        with _quiet(work / "training.log"):
+            onnx_path = _export_detector(kept_det / f"{DETECTOR_NAME}.pt", _DETECTOR_IMGSZ)
     shutil.copy(onnx_path, deck / f"{DETECTOR_NAME}.onnx")
     shutil.copy(onnx_path.with_suffix(".pt"), deck / f"{DETECTOR_NAME}.pt")
     seconds["detector"] = time.monotonic() - t0

@@ -1,8 +1,8 @@
 """``phase10 deck``: teach the camera a group's own deck from photos of its cards, list and remove taught decks.
 
     phase10 deck teach NAME --photo PHOTO --cards "R1 R2 ... R12" [--photo PHOTO --cards CARDS ...] [--minutes N]
-        [--keep-detector]
-    phase10 deck improve NAME [--minutes N] [--keep-detector]
+        [--keep-detector | --teach-detector]
+    phase10 deck improve NAME [--minutes N] [--keep-detector | --teach-detector]
     phase10 deck list [--json]
     phase10 deck remove NAME
 
@@ -113,12 +113,33 @@ def _learning_options(parser: argparse.ArgumentParser) -> None:
         metavar="FOLDER",
         help="the photos kept for training (default: the instance folder's training/)",
     )
-    parser.add_argument(
+    add_detector_options(parser)
+
+
+def add_detector_options(parser: argparse.ArgumentParser) -> None:
+    """``--keep-detector`` and ``--teach-detector`` as ``keep_detector`` (``vision.teach.teach``'s): True, False,
+    or None when neither is given, the run then teaching the detector only where the computer has time for
+    enough of it."""
+    detector = parser.add_mutually_exclusive_group()
+    detector.add_argument(
         "--keep-detector",
-        action="store_true",
+        dest="keep_detector",
+        action="store_const",
+        const=True,
+        default=None,
         help=(
             "learn only how the deck's cards read, keeping the detector that finds them: done in about half "
-            "the minutes, and on a slow computer it can read the deck better (see the README)"
+            "the minutes (see the README)"
+        ),
+    )
+    detector.add_argument(
+        "--teach-detector",
+        dest="keep_detector",
+        action="store_const",
+        const=False,
+        help=(
+            "teach the detector that finds the cards however few minutes this computer gives it (by default it "
+            "is kept where they are too few)"
         ),
     )
 
@@ -213,6 +234,8 @@ def _learn(args: argparse.Namespace, photos: list[tuple[bytes, str]]) -> int:
 
 
 def _say_ready(name: str, folder: Path) -> None:
+    from vision.teach import detector_kept_for_time, detector_taught
+
     meta = json.loads((folder / "deck.json").read_text())
     took = meta["figures"]["total_seconds"]
     photos = len(meta["trained_from"]["photos"])
@@ -220,20 +243,22 @@ def _say_ready(name: str, folder: Path) -> None:
     print(
         f"deck {name} is ready: {len(meta['cards'])} cards taught from {photos} photo{'s' if photos != 1 else ''}"
         + (f" and {kept} kept photo{'s' if kept != 1 else ''}" if kept else "")
-        + ("" if _detector_taught(meta) else " (its detector kept)")
+        + ("" if detector_taught(meta) else " (its detector kept)")
         + f" in {took // 60:.0f} min {took % 60:.0f} s; read with it: phase10 detect --deck {name} PHOTO ({folder})"
     )
-
-
-def _detector_taught(meta: dict[str, Any]) -> bool:
-    # Decks taught before the detector could be kept have no such figure: their detector was always taught.
-    detector = meta.get("figures", {}).get("detector")
-    return not isinstance(detector, dict) or detector.get("taught", True) is not False
+    short = detector_kept_for_time(meta)
+    if short is not None:
+        had, fewest = short
+        print(
+            f"the detector that finds the cards was kept, not taught: in the minutes given this computer had time "
+            f"for {had} of its training batches, and fewer than {fewest} can make it read a deck worse; give "
+            "more --minutes to teach it, or --teach-detector to teach it anyway"
+        )
 
 
 def run_list(args: argparse.Namespace) -> int:
     try:
-        from vision.teach import list_decks
+        from vision.teach import detector_taught, list_decks
     except ImportError as exc:
         return _err(
             f"the camera needs the vision extra: pip install 'phase10-companion[vision]' ({exc.name})"
@@ -246,7 +271,7 @@ def run_list(args: argparse.Namespace) -> int:
             "taught_at": meta["taught_at"],
             "photos": len(meta["trained_from"]["photos"]),
             "kept": len(meta["trained_from"].get("kept") or []),
-            "detector_taught": _detector_taught(meta),
+            "detector_taught": detector_taught(meta),
         }
         if args.json:
             print(json.dumps(row))

@@ -31,9 +31,12 @@ def _setup(state: BlueprintSetupState) -> None:
     # group add its second copy of a colour, and no more than that can come from the walkthrough.
     app.config.setdefault("DECK_MAX_PHOTOS", 10)
     app.config.setdefault("DECK_TEACH_MINUTES", 15.0)
-    # Teach only the classifier, keeping the detector a deck starts from: on a slow server the minutes given are
-    # too few for the detector, which can then read a deck worse than before (README, "Your deck").
-    app.config.setdefault("DECK_KEEP_DETECTOR", os.environ.get(KEEP_DETECTOR_VARIABLE) == "1")
+    # Whether teaching keeps the detector a deck starts from (True), teaches it however few batches the minutes
+    # give it (False), or teaches it only where this server has time for enough of them (None, the default): too
+    # few can make the detector read a deck worse than before (README, "A slow computer: keep the detector").
+    app.config.setdefault(
+        "DECK_KEEP_DETECTOR", {"1": True, "0": False}.get(os.environ.get(KEEP_DETECTOR_VARIABLE, ""))
+    )
     # What the teaching process runs, as "module:function" with vision.teach.teach's signature. Only the
     # server's own settings name it, never a request.
     app.config.setdefault("DECK_TEACHER", "vision.teach:teach")

@@ -27,6 +27,12 @@ def _teacher(spec: str) -> Callable[..., Path]:
     return function
 
 
+def _keep_detector(value: object) -> bool | None:
+    """The spec's keep_detector as ``vision.teach.teach`` takes it: only a JSON true or false decides; anything
+    else lets the run decide by its pace."""
+    return value if isinstance(value, bool) else None
+
+
 def run(spec_path: Path) -> int:
     spec = json.loads(spec_path.read_text())
     decks = Path(spec["decks"])
@@ -43,7 +49,7 @@ def run(spec_path: Path) -> int:
             progress=progress,
             threads=int(spec["threads"]),
             kept=Path(kept) if kept else None,
-            keep_detector=bool(spec.get("keep_detector", False)),
+            keep_detector=_keep_detector(spec.get("keep_detector")),
         )
         end: dict[str, Any] = {"state": "done", "deck": Path(folder).name}
     except Exception as exc:

@@ -332,13 +332,19 @@ def start_teaching() -> tuple[Response, int]:
             photos,
             minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
             teacher=str(current_app.config["DECK_TEACHER"]),
-            keep_detector=bool(current_app.config["DECK_KEEP_DETECTOR"]),
+            keep_detector=_keep_detector(),
             # A deck taught again under its name learns from the photos kept while it read them, too.
             kept=kept_training.folder(),
         )
     except teaching.Busy as exc:
         raise _busy(exc.progress) from None
     return jsonify(job_view(progress)), 202
+
+
+def _keep_detector() -> bool | None:
+    """The server's DECK_KEEP_DETECTOR: True, False, or None to let the run decide by its pace."""
+    keep = current_app.config["DECK_KEEP_DETECTOR"]
+    return None if keep is None else bool(keep)
 
 
 @bp.post("/decks/improve/<name>")
@@ -360,7 +366,7 @@ def improve(name: str) -> Any:
                 [],
                 minutes=float(current_app.config["DECK_TEACH_MINUTES"]),
                 teacher=str(current_app.config["DECK_TEACHER"]),
-                keep_detector=bool(current_app.config["DECK_KEEP_DETECTOR"]),
+                keep_detector=_keep_detector(),
                 kept=kept_training.folder(),
             )
         except teaching.Busy as exc:

@@ -120,12 +120,13 @@ def start(
     teacher: str,
     threads: int | None = None,
     kept: Path | None = None,
-    keep_detector: bool = False,
+    keep_detector: bool | None = None,
 ) -> dict[str, Any]:
     """Start teaching the deck ``name`` from ``photos`` (bytes, card list) in a new process, and from the photos
     kept for training in ``kept`` that were read with it (with no ``photos``: the deck learnt again from its own
-    faces and those), keeping the detector it starts from with ``keep_detector``; returns the progress it starts
-    with. Raises :class:`Busy` when a run is going on already."""
+    faces and those), keeping the detector it starts from or teaching it as ``keep_detector`` says
+    (``vision.teach.teach``'s); returns the progress it starts with. Raises :class:`Busy` when a run is going on
+    already."""
     fd = _lock_fd(decks)
     # A run that has written its end lets go of the lock as its process exits, a moment later.
     deadline = time.monotonic() + 3

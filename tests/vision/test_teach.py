@@ -23,6 +23,7 @@ from vision.families import FAMILIES, Family, family_design, family_number
 from vision.render import CARD_H, CARD_W, Design, Split, random_design, render_card
 from vision.scene import SYMBOLS, Scene, make_scene, make_teaching_photo
 from vision.teach import (
+    DETECTOR_FEWEST_BATCHES,
     DETECTOR_LR,
     TEACHING_SETS,
     Problem,
@@ -30,10 +31,13 @@ from vision.teach import (
     check_name,
     check_photo,
     cut_cards,
+    detector_kept_for_time,
+    detector_taught,
     index_box,
     measure_look,
     parse_cards,
     plan,
+    projected_batches,
     teaching_photos,
 )
 
@@ -417,15 +421,65 @@ def test_the_detector_stops_where_its_next_batch_would_end_past_its_deadline(
         for hook in base.default_callbacks["on_train_batch_end"]:
             hook(trainer)
 
-    with teach._detector_deadline(30.0, None, 10) as done:
+    with teach._detector_deadline(30.0, None, 10) as clock:
         batch(0.0, 5.0)  # the next would end at 10
         batch(5.0, 12.0)  # at 19
-        assert not trainer.stop and done == [2, 12.0]
+        assert not trainer.stop and (clock.done, clock.last_end) == (2, 12.0)
         batch(12.0, 21.0)  # at 30: still on time
         assert not trainer.stop
         batch(21.0, 26.0)  # at 31: one second late, so no more
-        assert trainer.stop and done == [4, 26.0]
+        assert trainer.stop and (clock.done, clock.last_end) == (4, 26.0)
+        assert not clock.too_slow
     assert {event: list(hooks) for event, hooks in base.default_callbacks.items()} == before
+
+
+@pytest.mark.parametrize(
+    ("pace", "slow"),
+    # 100 s left after the pace is measured: 4 s a batch gives 5 + 25 batches, 0.5 s a batch 5 + 200.
+    [(4.0, True), (0.5, False)],
+    ids=["too-slow", "fast-enough"],
+)
+def test_a_detector_the_machine_is_too_slow_to_teach_enough_is_stopped_once_its_pace_shows_it(
+    monkeypatch: pytest.MonkeyPatch, pace: float, slow: bool
+) -> None:
+    # Issue 17, teaching on a slow machine: a detector given too few batches can read a deck worse than the one it
+    # started from (models/MODEL_CARD.md, "On a slower machine"). Its pace is measured over the batches after the
+    # first (which loads and caches), and once it says the run would end with fewer than the fewest worth
+    # teaching, training stops there, so that the deck keeps its detector without spending the minutes.
+    pytest.importorskip("ultralytics")
+    from types import SimpleNamespace
+
+    from ultralytics.utils.callbacks import base
+
+    import vision.teach as teach
+
+    now = [0.0]
+    monkeypatch.setattr(teach.time, "monotonic", lambda: now[0])
+    trainer = SimpleNamespace(stop=False)
+
+    def batch(seconds: float) -> None:
+        for hook in base.default_callbacks["on_train_batch_start"]:
+            hook(trainer)
+        now[0] += seconds
+        for hook in base.default_callbacks["on_train_batch_end"]:
+            hook(trainer)
+
+    first = 10.0  # the first batch, slow whatever the machine
+    until = first + teach.DETECTOR_PACE_BATCHES * pace + 100.0
+    with teach._detector_deadline(until, None, 1000, fewest=100) as clock:
+        batch(first)
+        for _ in range(teach.DETECTOR_PACE_BATCHES - 1):
+            batch(pace)
+            assert clock.projected is None and not trainer.stop
+        batch(pace)
+        assert clock.projected == 1 + teach.DETECTOR_PACE_BATCHES + int(100.0 // pace)
+        assert clock.too_slow is slow and trainer.stop is slow
+
+
+def test_the_batches_a_detector_ends_with_stop_at_its_pass() -> None:
+    assert projected_batches(5, 2.0, 100.0, 1000) == 55
+    assert projected_batches(5, 2.0, 100.0, 40) == 40  # one pass over what was rendered, and no more
+    assert projected_batches(5, 2.0, -3.0, 1000) == 5  # already past its deadline
 
 
 def test_a_count_mismatch_is_refused_with_both_counts() -> None:
@@ -674,7 +728,8 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     design = family_design(np.random.default_rng(2), Family.TABBED, Split.HELDOUT)
     empty = tmp_path / "empty"
     empty.mkdir()
-    argv = ["teach", "tabbed", "--minutes", "0.5", "--threads", "1", "--kept", str(empty)]
+    # Half a minute gives the detector a handful of batches: taught only because it is asked for here.
+    argv = ["teach", "tabbed", "--minutes", "0.5", "--threads", "1", "--kept", str(empty), "--teach-detector"]
     for i, (data, names) in enumerate(teaching_photos(design, 2)[::4]):  # the reds, and the Wilds and Skips
         path = tmp_path / f"photo{i}.jpg"
         path.write_bytes(data)
@@ -712,10 +767,28 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     _keep(kept, "game1-photo", scene, "tabbed")
     _keep(kept, "game2-photo", scene, None)
     again = ["improve", "tabbed", "--minutes", "0.5", "--threads", "1", "--kept", str(kept)]
+    detector_before = Models(folder).look(scene.image)
+    classifier_before = (folder / "index-classifier.onnx").read_bytes()
     assert _deck(again) == 0
     out = capsys.readouterr().out
-    assert "deck tabbed is ready: 14 cards taught from 2 photos and 1 kept photo" in out, out
+    assert (
+        "deck tabbed is ready: 14 cards taught from 2 photos and 1 kept photo (its detector kept)" in out
+    ), out
+    # Asked for nothing, in half a minute: too few batches for the detector, so it was kept, and the player is told
+    # why and what to do (issue 17, teaching on a slow machine).
+    assert (
+        f"fewer than {DETECTOR_FEWEST_BATCHES} can make it read a deck worse; give more --minutes to teach it, "
+        "or --teach-detector to teach it anyway" in out
+    ), out
     meta = read_deck(folder)
+    short = meta["figures"]["detector"]
+    assert short["taught"] is False and short["fewest_batches"] == DETECTOR_FEWEST_BATCHES
+    assert short.get("projected_batches", short["of_batches"]) < DETECTOR_FEWEST_BATCHES
+    assert detector_kept_for_time(meta) is not None and not detector_taught(meta)
+    detector_after = Models(folder).look(scene.image)
+    assert len(detector_after) == len(detector_before) > 0
+    assert np.allclose(detector_after.xyxy, detector_before.xyxy, atol=0.01)
+    assert (folder / "index-classifier.onnx").read_bytes() != classifier_before
     assert meta["trained_from"]["kept"] == ["game1-photo"] and len(meta["trained_from"]["photos"]) == 2
     kept_figures = meta["figures"]["kept_photos"]
     assert (
@@ -735,9 +808,10 @@ def test_teaching_a_small_deck_makes_models_that_read_it(
     classifier_before = (folder / "index-classifier.onnx").read_bytes()
     keeping = [*again, "--keep-detector"]
     assert _deck(keeping) == 0
-    assert "1 kept photo (its detector kept) in " in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "1 kept photo (its detector kept) in " in out and "--teach-detector" not in out
     meta = read_deck(folder)
-    assert meta["figures"]["detector"] == {"taught": False}
+    assert meta["figures"]["detector"] == {"taught": False} and detector_kept_for_time(meta) is None
     detector_after = Models(folder).look(scene.image)
     assert len(detector_after) == len(detector_before) > 0
     assert np.allclose(detector_after.xyxy, detector_before.xyxy, atol=0.01)

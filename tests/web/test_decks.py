@@ -146,12 +146,14 @@ def fake_teach(
     progress: Callable[[str, int, int], None],
     threads: int,
     kept: Path | None = None,
-    keep_detector: bool = False,
+    keep_detector: bool | None = None,
 ) -> Path:
     """Stands in for ``vision.teach.teach`` in the teaching process: cuts the photos it was handed as the real
     run does (so they must have arrived whole), or with none takes the cards of the deck taught before; finds
     the kept photos read with the deck as the real run does, reports the real run's stages, and waits for the
-    test to let it finish (``release``) or fail (``fail``); the deck it leaves holds the shipped models."""
+    test to let it finish (``release``) or fail (``fail``); the deck it leaves holds the shipped models. Left to
+    decide (``keep_detector`` None), it decides as the real run does on a machine too slow to teach the detector
+    enough."""
     examples = vision.kept_photos(kept, name) if kept is not None else []
     if photos:
         cards = sorted({str(c) for c in vision.read_photos(photos, progress).faces})
@@ -183,7 +185,12 @@ def fake_teach(
             "total_seconds": 61.0,
             "classifier": {"val_card_accuracy": 0.987},
             # As the real run records it: a kept detector has no validation of its own.
-            "detector": {"taught": False} if keep_detector else {"taught": True, "val_map50": 0.91},
+            "detector": {
+                True: {"taught": False},
+                False: {"taught": True, "val_map50": 0.91},
+                None: {"taught": False, "batches": 5, "of_batches": 300, "projected_batches": 40}
+                | {"fewest_batches": 100},
+            }[keep_detector],
         },
     )
     # As vision.teach.teach ends: a deck taught before under this name is swapped for the new one only now.
@@ -362,7 +369,8 @@ def test_a_server_set_to_keep_the_detector_teaches_the_classifier_alone(
     app_factory, decks, with_training, monkeypatch
 ):
     # On a slow server a detector taught in the minutes given can read a deck worse than the one it started
-    # from (models/MODEL_CARD.md, "On a slower machine"): its operator sets PHASE10_DECK_KEEP_DETECTOR=1.
+    # from (models/MODEL_CARD.md, "On a slower machine"): its operator sets PHASE10_DECK_KEEP_DETECTOR=1 to keep
+    # it always, or 0 to teach it always; unset, each run decides by its pace.
     monkeypatch.setenv(KEEP_DETECTOR_VARIABLE, "1")
     client = app_factory().test_client()
     assert post_teach(client, "kitchen", photos()[:1]).status_code == 202
@@ -371,14 +379,34 @@ def test_a_server_set_to_keep_the_detector_teaches_the_classifier_alone(
     assert vision.read_deck(decks / "kitchen")["figures"]["detector"] == {"taught": False}
     page = client.get("/decks/").get_data(as_text=True)
     assert "finds cards as the models it started from do" in page and "mAP50" not in page
-    # Unset, the detector learns too, and the page says nothing of it.
-    monkeypatch.delenv(KEEP_DETECTOR_VARIABLE)
+    assert "too little time" not in page
+    # Set to 0, the detector learns too, and the page says nothing of keeping it.
+    monkeypatch.setenv(KEEP_DETECTOR_VARIABLE, "0")
     client = app_factory().test_client()
     assert post_teach(client, "kitchen", photos()[:1], replace="1").status_code == 202
     assert wait_for(client, ["done", "failed"])["state"] == "done"
     assert vision.read_deck(decks / "kitchen")["figures"]["detector"]["taught"] is True
     page = client.get("/decks/").get_data(as_text=True)
     assert "finds cards as the models it started from do" not in page and "mAP50" in page
+
+
+def test_a_server_left_to_decide_keeps_the_detector_it_has_too_little_time_for_and_says_so(
+    app_factory, decks, with_training, monkeypatch
+):
+    # Unset, the run is left to decide (the fake decides as a slow server's run does), and the decks page says
+    # why the deck's detector was kept and how much of it there was time for.
+    monkeypatch.delenv(KEEP_DETECTOR_VARIABLE, raising=False)
+    client = app_factory().test_client()
+    assert post_teach(client, "kitchen", photos()[:1]).status_code == 202
+    (decks / "release").touch()
+    assert wait_for(client, ["done", "failed"])["state"] == "done"
+    spec = json.loads((decks / teaching.JOB_DIR / teaching.SPEC_FILE).read_text())
+    assert spec["keep_detector"] is None
+    page = client.get("/decks/").get_data(as_text=True)
+    assert "finds cards as the models it started from do" in page
+    assert "too little time on this server to teach it: 40 of the 100 training batches it needs" in page
+    page = client.get("/decks/", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "zu wenig Zeit auf diesem Server, um es anzulernen: 40 der 100 Trainingsschritte" in page
 
 
 @pytest.mark.parametrize("lang", ["en", "de", "ro"])
