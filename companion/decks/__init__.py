@@ -33,7 +33,7 @@ def _setup(state: BlueprintSetupState) -> None:
     app.config.setdefault("DECK_TEACH_MINUTES", 15.0)
     # Whether teaching keeps the detector a deck starts from (True), teaches it however few batches the minutes
     # give it (False), or teaches it only where this server has time for enough of them (None, the default): too
-    # few can make the detector read a deck worse than before (README, "A slow computer: keep the detector").
+    # few can make the detector read a deck worse than before (README, "A slow computer: the detector is kept").
     app.config.setdefault(
         "DECK_KEEP_DETECTOR", {"1": True, "0": False}.get(os.environ.get(KEEP_DETECTOR_VARIABLE, ""))
     )
