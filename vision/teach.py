@@ -1630,11 +1630,11 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
             progress(stage, round(seconds), round(seconds))
 
 
-# A detector given fewer batches than this is not taught but kept as the deck started with it: on the project
-# machine 15 minutes gave the taught detector 59-64 batches, and a four-corner deck then read worse than before
-# teaching, while 150-170 batches on faster machines read every deck measured better (models/TRAINING-HISTORY.md,
-# "Teaching on a slower machine" and "A detector kept when the machine is too slow for it"). The pace is measured
-# over DETECTOR_PACE_BATCHES batches after the first, which also loads and caches.
+# A detector given fewer batches than this is not taught but kept as the deck started with it: a half-taught
+# detector can read a deck worse than the one it started from, and this floor lies between the batch counts that
+# read worse and better (models/TRAINING-HISTORY.md, "Teaching on a slower machine" and "A detector kept when the
+# machine is too slow for it"). The pace is measured over DETECTOR_PACE_BATCHES batches after the first, which
+# also loads and caches.
 DETECTOR_FEWEST_BATCHES = 100
 DETECTOR_PACE_BATCHES = 4
 
