@@ -1372,21 +1372,32 @@ def read_deck(folder: Path) -> dict[str, Any]:
     return data
 
 
+def _detector_figures(meta: Mapping[str, Any]) -> object:
+    figures = meta.get("figures")
+    return figures.get("detector") if isinstance(figures, dict) else None
+
+
 def detector_taught(meta: Mapping[str, Any]) -> bool:
     """Whether a deck's detector was taught (a ``deck.json``'s), rather than kept as the deck started with it."""
     # Decks taught before the detector could be kept have no such figure: their detector was always taught.
-    detector = (meta.get("figures") or {}).get("detector")
+    detector = _detector_figures(meta)
     return not isinstance(detector, dict) or detector.get("taught", True) is not False
 
 
 def detector_kept_for_time(meta: Mapping[str, Any]) -> tuple[int, int] | None:
     """For a deck whose detector was kept because the run had time for too few of its batches: the batches it
     would have had and the fewest worth teaching (``DETECTOR_FEWEST_BATCHES`` then); else ``None``."""
-    detector = (meta.get("figures") or {}).get("detector")
-    if detector_taught(meta) or not isinstance(detector, dict) or "fewest_batches" not in detector:
+    detector = _detector_figures(meta)
+    if detector_taught(meta) or not isinstance(detector, dict):
         return None
-    had = detector.get("projected_batches", detector.get("of_batches", 0))
-    return int(had or 0), int(detector["fewest_batches"])
+    had, fewest = (
+        detector.get("projected_batches", detector.get("of_batches")),
+        detector.get("fewest_batches"),
+    )
+    # A deck.json is a file on disk: figures that are not whole numbers say nothing.
+    if type(had) is not int or type(fewest) is not int:
+        return None
+    return had, fewest
 
 
 def list_decks(decks: Path) -> list[dict[str, Any]]:

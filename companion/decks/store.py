@@ -58,13 +58,18 @@ class Deck:
     readable: bool  # its models are there, so the camera can read with it
     kept: int = 0  # photos kept for training while the camera read with it
     kept_new: int = 0  # of those, the ones it has not learnt from yet
+    detector_taught: bool = True  # else it kept the detector it started from
+    # For a detector kept because the run had time for too few of its batches: those it would have had, and the
+    # fewest worth teaching (vision.teach.detector_kept_for_time).
+    short_of_time: tuple[int, int] | None = None
 
 
 def taught() -> list[Deck]:
     """Every deck taught on this server, by name."""
     out = []
     kept = kept_stems()
-    for meta in teach_module().list_decks(folder()):
+    teach = teach_module()
+    for meta in teach.list_decks(folder()):
         name = str(meta.get("name") or "")
         if not name:
             continue
@@ -82,6 +87,8 @@ def taught() -> list[Deck]:
                 readable=models_folder(name) is not None,
                 kept=len(mine),
                 kept_new=len(mine - set(learnt if isinstance(learnt, list) else ())),
+                detector_taught=teach.detector_taught(meta),
+                short_of_time=teach.detector_kept_for_time(meta),
             )
         )
     return out
