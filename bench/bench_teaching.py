@@ -29,8 +29,9 @@ of the kept photos is told apart from the gain of more time.
 ``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
 share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering;
 ``--detector-lr``, the taught detector's learning rate)
-without reading the scenes of record. The detector is taught as ``phase10 deck teach`` teaches it: where the
-machine's pace gives it ``vision.teach.DETECTOR_FEWEST_BATCHES`` batches, and kept otherwise;
+without reading the scenes of record. The detector is taught as ``phase10 deck teach`` teaches it: a deck with
+its index twice at the top (``vision.teach.index_twice``) has it taught where the machine's pace gives it
+``vision.teach.DETECTOR_FEWEST_BATCHES`` batches, and kept otherwise, any other deck however few it gets;
 ``--keep-detector`` always keeps it (the classifier alone learns), ``--teach-detector`` always teaches it, as
 every teaching figure before that rule was measured.
 """

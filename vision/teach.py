@@ -1641,13 +1641,53 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
             progress(stage, round(seconds), round(seconds))
 
 
-# A detector given fewer batches than this is not taught but kept as the deck started with it: a half-taught
-# detector can read a deck worse than the one it started from, and this floor lies between the batch counts that
-# read worse and better (models/TRAINING-HISTORY.md, "Teaching on a slower machine" and "A detector kept when the
-# machine is too slow for it"). The pace is measured over DETECTOR_PACE_BATCHES batches after the first, which
-# also loads and caches.
+# A detector given fewer batches than this is not taught but kept as the deck started with it, where the deck
+# prints its index twice along the top (``index_twice``): half-taught, such a detector boxes the second index as a
+# card of its own and reads the deck worse than the one it started from; the floor lies between the batch counts
+# that read worse and better. A deck with one index at the top read better with a half-taught detector, or as
+# well, so its detector is taught however few batches it gets (models/TRAINING-HISTORY.md, "A detector kept when
+# the machine is too slow for it" and "Only a deck with its index twice at the top keeps its detector"). The
+# pace is measured over DETECTOR_PACE_BATCHES batches after the first, which also loads and caches.
 DETECTOR_FEWEST_BATCHES = 100
 DETECTOR_PACE_BATCHES = 4
+# How closely the top right of a face must repeat the middle of its index (normalised cross-correlation), in the
+# median face, for the deck to print its index twice at the top: a second index scores 0.9-1.0 on cut faces and
+# rendered ones, the top right of a card without one about 0.2 (at most 0.6).
+INDEX_TWICE_MATCH = 0.6
+# The index's middle, without the frame or rim its box may take in from the card's corner.
+_INDEX_MIDDLE = 0.2
+
+
+def _second_index_match(face: NDArray[np.uint8], box: Box) -> float:
+    """How closely the top right of ``face`` (RGBA, its index at ``box``) repeats the middle of that index: near
+    1 where the card prints the same index there too."""
+    grey = cv2.cvtColor(np.ascontiguousarray(face[..., :3]), cv2.COLOR_RGB2GRAY).astype(np.float32)
+    h, w = grey.shape
+    x1, y1, x2, y2 = box
+    dx, dy = round(_INDEX_MIDDLE * (x2 - x1)), round(_INDEX_MIDDLE * (y2 - y1))
+    middle = grey[y1 + dy : y2 - dy, x1 + dx : x2 - dx]
+    top_right = grey[: min(y2 + (y2 - y1) // 2, h), max(x2, w // 2) :]
+    if (
+        middle.size == 0
+        or float(middle.std()) < 1.0
+        or top_right.shape[0] < middle.shape[0]
+        or top_right.shape[1] < middle.shape[1]
+    ):
+        return 0.0
+    return float(cv2.matchTemplate(top_right, middle, cv2.TM_CCOEFF_NORMED).max())
+
+
+def index_twice(faces: Mapping[Card, Sequence[tuple[NDArray[np.uint8], Box]]]) -> bool:
+    """Whether the deck's faces (with their index boxes) print the index a second time at the top right, as a
+    deck with an index in all four corners does (``INDEX_TWICE_MATCH``)."""
+    matches = [_second_index_match(face, box) for group in faces.values() for face, box in group]
+    return bool(matches) and float(np.median(matches)) >= INDEX_TWICE_MATCH
+
+
+def fewest_detector_batches(keep_detector: bool | None, twice: bool) -> int:
+    """The fewest batches the detector must have to be taught (``teach``'s ``keep_detector``): the floor only
+    where the run decides and the deck prints its index twice at the top (``index_twice``)."""
+    return DETECTOR_FEWEST_BATCHES if keep_detector is None and twice else 0
 
 
 @dataclass(slots=True)
@@ -1828,9 +1868,11 @@ def teach(
     scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
     (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``). With
     ``keep_detector`` True only the classifier learns: the deck keeps the detector it starts from, and the run
-    ends when its classifier is ready, about half the ``minutes``. With None (the default) the detector is taught
-    where this machine's pace gives it at least ``DETECTOR_FEWEST_BATCHES`` batches in the time left, and kept
-    as with True where it does not, the run then ending early; with False it is taught however few it gets.
+    ends when its classifier is ready, about half the ``minutes``. With None (the default) the detector of a deck
+    that prints its index twice at the top (``index_twice``, recorded as ``figures.index_twice``) is taught where
+    this machine's pace gives it at least ``DETECTOR_FEWEST_BATCHES`` batches in the time left, and kept as with
+    True where it does not, the run then ending early; any other deck's, and with False every deck's, is taught
+    however few it gets.
     ``figures.detector`` in the deck's ``deck.json`` says which it was (``taught``) and, for a detector kept for
     want of time, the batches it would have had (``projected_batches``, ``fewest_batches``).
 
@@ -1989,6 +2031,7 @@ def _learn(
             cv2.imwrite(str(deck / FACES_DIR / file), cv2.cvtColor(face, cv2.COLOR_RGBA2BGRA))
             entries.append({"card": str(card), "file": file, "index_box": list(box)})
     look = measure_look(taught.faces)
+    twice = index_twice(faces)
     seconds: dict[str, float] = {"cutting": time.monotonic() - started}
 
     # Rendering: the rate of one scene on one core, measured on the first, sizes the fixed costs.
@@ -2067,7 +2110,8 @@ def _learn(
 
     # Detector: one pass over the scenes, stopped between batches at its deadline; or the one the deck starts
     # from, exported as a taught one is, where that is asked for or where this machine's pace would give the
-    # detector too few batches to be worth teaching (``keep_detector`` None: DETECTOR_FEWEST_BATCHES).
+    # detector of a deck with its index twice at the top too few batches to be worth teaching
+    # (``fewest_detector_batches``).
     t0 = time.monotonic()
     det_metrics: dict[str, Any] = {"taught": False}
     kept_pictures = 0
@@ -2093,7 +2137,7 @@ def _learn(
             lr0=detector_lr,
         )
         batches = -(-train_pictures // cfg.batch)
-        fewest = DETECTOR_FEWEST_BATCHES if keep_detector is None else 0
+        fewest = fewest_detector_batches(keep_detector, twice)
         if batches < fewest:
             det_metrics |= {"batches": 0, "of_batches": batches, "fewest_batches": fewest}
         else:
@@ -2153,6 +2197,7 @@ def _learn(
             "total_seconds": round(time.monotonic() - started, 1),
             "scenes": {"deck": counts["deck"], "ordinary": counts["ordinary"], "validation": counts["val"]},
             "bold_tables": bold_tables,
+            "index_twice": twice,
             "kept_photos": {
                 "photos": len(examples),
                 "detector_pictures": kept_pictures,

@@ -251,8 +251,8 @@ def _say_ready(name: str, folder: Path) -> None:
         had, fewest = short
         print(
             f"the detector that finds the cards was kept, not taught: in the minutes given this computer had time "
-            f"for {had} of its training batches, and fewer than {fewest} can make it read a deck worse; give "
-            "more --minutes to teach it, or --teach-detector to teach it anyway"
+            f"for {had} of its training batches, and fewer than {fewest} can make it read a deck with its index in "
+            "every corner worse; give more --minutes to teach it, or --teach-detector to teach it anyway"
         )
 
 

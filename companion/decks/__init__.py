@@ -32,8 +32,9 @@ def _setup(state: BlueprintSetupState) -> None:
     app.config.setdefault("DECK_MAX_PHOTOS", 10)
     app.config.setdefault("DECK_TEACH_MINUTES", 15.0)
     # Whether teaching keeps the detector a deck starts from (True), teaches it however few batches the minutes
-    # give it (False), or teaches it only where this server has time for enough of them (None, the default): too
-    # few can make the detector read a deck worse than before (README, "A slow computer: the detector is kept").
+    # give it (False), or decides (None, the default): a deck with its index in every corner has it taught only
+    # where this server has time for enough batches, since too few can make it read such a deck worse than before
+    # (README, "A slow computer: a four-corner deck keeps its detector").
     app.config.setdefault(
         "DECK_KEEP_DETECTOR", {"1": True, "0": False}.get(os.environ.get(KEEP_DETECTOR_VARIABLE, ""))
     )

@@ -342,7 +342,7 @@ def start_teaching() -> tuple[Response, int]:
 
 
 def _keep_detector() -> bool | None:
-    """The server's DECK_KEEP_DETECTOR: True, False, or None to let the run decide by its pace."""
+    """The server's DECK_KEEP_DETECTOR: True, False, or None to let the run decide (by the deck's faces and pace)."""
     keep = current_app.config["DECK_KEEP_DETECTOR"]
     return None if keep is None else bool(keep)
 
