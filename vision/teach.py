@@ -1651,8 +1651,9 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
 DETECTOR_FEWEST_BATCHES = 100
 DETECTOR_PACE_BATCHES = 4
 # How closely the top right of a face must repeat the middle of its index (normalised cross-correlation), in the
-# median face, for the deck to print its index twice at the top: a second index scores 0.9-1.0 on cut faces and
-# rendered ones, the top right of a card without one about 0.2 (at most 0.6).
+# median face, for the deck to print its index twice at the top: between what a second index and the top right of
+# a card without one matched, on cut faces and rendered ones (models/TRAINING-HISTORY.md, "Only a deck with its
+# index twice at the top keeps its detector").
 INDEX_TWICE_MATCH = 0.6
 # The index's middle, without the frame or rim its box may take in from the card's corner.
 _INDEX_MIDDLE = 0.2
