@@ -217,8 +217,8 @@ def main() -> None:
         + {
             True: "the base detector kept",
             False: f"the detector learning at {lr:g}",
-            None: f"the detector learning at {lr:g} where the machine has time for {DETECTOR_FEWEST_BATCHES} "
-            "batches, else kept",
+            None: f"the detector learning at {lr:g} (with the index twice at the top: where the machine has time "
+            f"for {DETECTOR_FEWEST_BATCHES} batches, else kept)",
         }[args.keep_detector]
         + f"; teaching photos: {', '.join(chosen)}"
     )
