@@ -1691,6 +1691,11 @@ def fewest_detector_batches(keep_detector: bool | None, twice: bool) -> int:
     return DETECTOR_FEWEST_BATCHES if keep_detector is None and twice else 0
 
 
+class _TooSlow(Exception):
+    """Raised between two detector batches once the pace shows too few would be done: what the detector has
+    learnt is not kept, so it is neither validated nor exported, which on a slow machine takes seconds."""
+
+
 @dataclass(slots=True)
 class _DetectorClock:
     """How the detector's training is going: batches done, when the last one ended (time.monotonic), and, once
@@ -1715,9 +1720,9 @@ def _detector_deadline(
 ) -> Iterator[_DetectorClock]:
     """While training the detector: stop it cleanly (between two batches, then validate and export) before the
     clock (time.monotonic) passes ``until``, and report the batches done. A batch is not cut short, so the last
-    one starts only where it ends by ``until`` at the pace of the one before. With ``fewest``, training also
-    stops once its pace shows that it would end with fewer batches than that (``too_slow``). Yields the clock,
-    kept up to date."""
+    one starts only where it ends by ``until`` at the pace of the one before. With ``fewest``, training is
+    abandoned (``_TooSlow``) once its pace shows that it would end with fewer batches than that (``too_slow``).
+    Yields the clock, kept up to date."""
     from ultralytics.utils.callbacks import base
 
     clock = _DetectorClock(last_end=time.monotonic())
@@ -1739,7 +1744,7 @@ def _detector_deadline(
             clock.projected = projected_batches(clock.done, pace, until - now, batches)
             if clock.projected < fewest:
                 clock.too_slow = True
-                trainer.stop = True
+                raise _TooSlow
         if now + (now - started[0]) > until:
             trainer.stop = True
 
@@ -2146,7 +2151,10 @@ def _learn(
                 _detector_deadline(planned + p.detector_until, progress, batches, fewest) as clock,
                 _quiet(work / "training.log"),
             ):
-                trained = train_detector(cfg, data / "data.yaml", work / "runs")
+                try:
+                    trained: Path | None = train_detector(cfg, data / "data.yaml", work / "runs")
+                except _TooSlow:
+                    trained = None
             # Whether the detector saw every rendered picture before its deadline: the balance of the plan's shares.
             seen: dict[str, Any] = {
                 "batches": clock.done,

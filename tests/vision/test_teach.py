@@ -447,7 +447,8 @@ def test_a_detector_the_machine_is_too_slow_to_teach_enough_is_stopped_once_its_
     # Issue 17, teaching on a slow machine: a detector given too few batches can read a deck worse than the one it
     # started from (models/MODEL_CARD.md, "On a slower machine"). Its pace is measured over the batches after the
     # first (which loads and caches), and once it says the run would end with fewer than the fewest worth
-    # teaching, training stops there, so that the deck keeps its detector without spending the minutes.
+    # teaching, training is abandoned there (not stopped to be validated and exported, as a detector on time is),
+    # so that the deck keeps its detector without spending the minutes.
     pytest.importorskip("ultralytics")
     from types import SimpleNamespace
 
@@ -473,9 +474,57 @@ def test_a_detector_the_machine_is_too_slow_to_teach_enough_is_stopped_once_its_
         for _ in range(teach.DETECTOR_PACE_BATCHES - 1):
             batch(pace)
             assert clock.projected is None and not trainer.stop
-        batch(pace)
+        if slow:
+            with pytest.raises(teach._TooSlow):
+                batch(pace)
+        else:
+            batch(pace)
         assert clock.projected == 1 + teach.DETECTOR_PACE_BATCHES + int(100.0 // pace)
-        assert clock.too_slow is slow and trainer.stop is slow
+        assert clock.too_slow is slow and not trainer.stop
+
+
+@pytest.mark.slow
+def test_a_detector_abandoned_for_pace_is_neither_validated_nor_exported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 17, teaching on a slow machine: once the pace shows that a deck's detector would end with too few
+    # batches, the deck keeps the detector it started from, so what was learnt is dropped at once, inside
+    # Ultralytics' loop; a detector stopped between batches is validated and exported first.
+    pytest.importorskip("ultralytics")
+    import time
+
+    import vision.teach as teach
+    from vision.dataset import write_split
+    from vision.detector import MODELS_DIR
+    from vision.train import TrainConfig, train_detector
+
+    data = tmp_path / "data"
+    write_split(data, "train", range(6), with_crops=False, workers=1)
+    write_split(data, "val", range(100, 102), with_crops=False, workers=1)
+    (data / "data.yaml").write_text(
+        f"path: {data}\ntrain: images/train\nval: images/val\nnames:\n  0: index\n"
+    )
+    monkeypatch.setattr(teach, "projected_batches", lambda *_: 0)
+    cfg = TrainConfig(
+        out=tmp_path / "out",
+        data=data,
+        epochs=1,
+        imgsz=320,
+        batch=1,
+        seed=0,
+        threads=1,
+        init=MODELS_DIR / "card-index.pt",
+        smoke=True,
+    )
+    runs = tmp_path / "runs"
+    with (
+        teach._detector_deadline(time.monotonic() + 600.0, None, 6, fewest=1) as clock,
+        pytest.raises(teach._TooSlow),
+    ):
+        train_detector(cfg, data / "data.yaml", runs)
+    assert clock.too_slow and clock.done == 1 + teach.DETECTOR_PACE_BATCHES
+    assert not (runs / "detector" / "results.csv").exists()  # never validated
+    assert not list(runs.rglob("*.onnx"))  # nor exported
 
 
 def test_the_batches_a_detector_ends_with_stop_at_its_pass() -> None:
