@@ -494,16 +494,12 @@ def test_a_detector_abandoned_for_pace_is_neither_validated_nor_exported(
     import time
 
     import vision.teach as teach
-    from vision.dataset import write_split
+    from vision.dataset import write_dataset
     from vision.detector import MODELS_DIR
     from vision.train import TrainConfig, train_detector
 
     data = tmp_path / "data"
-    write_split(data, "train", range(6), with_crops=False, workers=1)
-    write_split(data, "val", range(100, 102), with_crops=False, workers=1)
-    (data / "data.yaml").write_text(
-        f"path: {data}\ntrain: images/train\nval: images/val\nnames:\n  0: index\n"
-    )
+    data_yaml = write_dataset(data, train=6, val=2, heldout=0, workers=1, crops=False)
     monkeypatch.setattr(teach, "projected_batches", lambda *_: 0)
     cfg = TrainConfig(
         out=tmp_path / "out",
@@ -521,7 +517,7 @@ def test_a_detector_abandoned_for_pace_is_neither_validated_nor_exported(
         teach._detector_deadline(time.monotonic() + 600.0, None, 6, fewest=1) as clock,
         pytest.raises(teach._TooSlow),
     ):
-        train_detector(cfg, data / "data.yaml", runs)
+        train_detector(cfg, data_yaml, runs)
     assert clock.too_slow and clock.done == 1 + teach.DETECTOR_PACE_BATCHES
     assert not (runs / "detector" / "results.csv").exists()  # never validated
     assert not list(runs.rglob("*.onnx"))  # nor exported
