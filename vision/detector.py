@@ -101,6 +101,12 @@ INPUT_STRIDE = 32
 # Chosen on the family dev photos, the close-ups and the plain deck, each read at all four turns
 # (models/MODEL_CARD.md, "Photos taken from any side of the table").
 TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
+# A deck that prints its index in all four corners shows upright indexes in the top corners of its cards whichever
+# way up the photo is, so the two half turns' scores come close and the higher is often the wrong way up, where a
+# one-index deck's wrong way up scores far below its right one. Where the other half turn is sure of CLOSE_UP_FEW
+# indexes and scores at least RIVAL_SHARE of the chosen one, both are read, and the reader tells them apart by their
+# cards (vision.reader, "the ways up"; models/MODEL_CARD.md, "A four-corner deck: both half turns read").
+RIVAL_SHARE = 0.6
 SIDEWAYS_BELOW = 6.0
 TURN_FEWEST, TURN_FEW_BY = 2, 1.25
 SIDEWAYS_BY = 1.1
@@ -306,6 +312,11 @@ class Models:
     def upright(self, img: Image) -> tuple[int, Image, Detections]:
         """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
         and its index boxes (``detect``'s, strongest first)."""
+        return self.ways_up(img)[0]
+
+    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]:
+        """``upright``'s turn, image and boxes, followed by the other half turn's where its boxes are a rival
+        (``RIVAL_SHARE``): the ways up that only reading the cards can tell apart (``vision.reader``)."""
         looks = {turn: [self.look(turned(img, turn))] for turn in TURNS[:2]}
         # Judged with the shrunk looks only where every first look may be a close-up: where one is not, that
         # look finds the cards (a photo's wrong way up always finds few, so it would take one on every photo).
@@ -329,9 +340,21 @@ class Models:
                 )
             if surer:
                 best = turn
-        image = turned(img, best)
-        chosen = looks[best] if sized else self.sized_looks(image, looks[best][0])
-        return best, image, self.detect(image, chosen)
+        ways = [best]
+        if best in TURNS[:2]:
+            other = TURNS[1] if best == TURNS[0] else TURNS[0]
+            rival = found[other]
+            if (
+                _sure(rival) >= CLOSE_UP_FEW
+                and rival.confidence.sum() >= RIVAL_SHARE * found[best].confidence.sum()
+            ):
+                ways.append(other)
+        out = []
+        for turn in ways:
+            image = turned(img, turn)
+            chosen = looks[turn] if sized else self.sized_looks(image, looks[turn][0])
+            out.append((turn, image, self.detect(image, chosen)))
+        return out
 
     def look(self, img: Image) -> Detections:
         """The detector's first look at ``img``: the photo filling the input."""

@@ -14,6 +14,7 @@ after EXIF rotation. Only numpy, OpenCV and onnxruntime are used.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -86,9 +87,19 @@ class PhotoReading:
 class CardModels(Protocol):
     """What the reader asks of the models (``vision.detector.Models``)."""
 
-    def upright(self, img: Image) -> tuple[int, Image, Detections]: ...
+    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]: ...
 
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
+
+
+@dataclass(slots=True)
+class _Way:
+    """The cards read with the photo turned ``turn`` degrees (``image``), before the gaps are looked into."""
+
+    turn: int
+    image: Image
+    readings: Detections
+    order: list[list[int]]
 
 
 def read_image(
@@ -103,30 +114,84 @@ def read_image(
     models: CardModels = get_models(runtime, models_dir)
     t0 = time.perf_counter()
     h, w = image.shape[:2]
-    turn, image, dets = models.upright(image)
+    ways_up = models.ways_up(image)
     td = time.perf_counter()
-    probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
-    t1 = time.perf_counter()
-    k, prob = card_classes(probs, dets.confidence)
-    named = dets.with_classes(k, dets.confidence * prob)
-    readings = _drop_split_indexes(named[k != NONE_CLASS])
-    order = group_boxes(readings.xyxy)
+    ways, classifier, post = [], 0.0, 0.0
+    for turn, turned_image, dets in ways_up:
+        tc = time.perf_counter()
+        probs = _read_grown(turned_image, models, dets, models.classify(turned_image, dets.boxes()))
+        tp = time.perf_counter()
+        k, prob = card_classes(probs, dets.confidence)
+        named = dets.with_classes(k, dets.confidence * prob)
+        readings = _drop_split_indexes(named[k != NONE_CLASS])
+        ways.append(_Way(turn, turned_image, readings, group_boxes(readings.xyxy)))
+        classifier += tp - tc
+        post += time.perf_counter() - tp
+    tw = time.perf_counter()
+    way = max(ways, key=_upright_score)  # the first of equals: the detector's choice
+    readings, order = _drop_far_twins(way.readings, way.order)
     tg = time.perf_counter()
-    found = _read_gaps(image, models, readings, order)
+    found = _read_gaps(way.image, models, readings, order)
     gap_time = time.perf_counter() - tg  # the classifier's, so counted as inference
     if len(found):
         readings = Detections.merge([readings, found])
         order = group_boxes(readings.xyxy)
-    cards, groups = _in_table_order(readings, order, scale, turn, image.shape[1], image.shape[0])
+    cards, groups = _in_table_order(readings, order, scale, way.turn, way.image.shape[1], way.image.shape[0])
     t2 = time.perf_counter()
+    classifier += gap_time
+    post += t2 - tw - gap_time
     timings = {
-        "inference": (t1 - t0 + gap_time) * 1000,
-        "post": (t2 - t1 - gap_time) * 1000,
+        "inference": (td - t0 + classifier) * 1000,
+        "post": post * 1000,
         # The two parts of "inference", not added to the total again.
         "detector": (td - t0) * 1000,
-        "classifier": (t1 - td + gap_time) * 1000,
+        "classifier": classifier * 1000,
     }
-    return PhotoReading(cards, groups, round(w * scale), round(h * scale), timings, turn)
+    return PhotoReading(cards, groups, round(w * scale), round(h * scale), timings, way.turn)
+
+
+# The ways up (vision.detector.RIVAL_SHARE). A deck with its index in all four corners shows each card's index at
+# both top corners, and in a fan each card lies on the one before it, so only the last card shows its top right:
+# read the right way up, a row whose last two readings are one card, further apart than the row's usual step
+# (FAR_TWIN times it), ends on that card's second index; read upside down, a fan shows the top corners of the other
+# ends of its cards and its row starts with such a pair instead. The rows that say which way is up decide; where
+# they do not, the way whose cards the models are surer of (the sum of their confidences) is read.
+FAR_TWIN = 1.4
+
+
+def _upright_score(way: _Way) -> tuple[int, float]:
+    return _fan_ends(way.readings, way.order), float(way.readings.confidence.sum())
+
+
+def _far_twin(readings: Detections, row: Sequence[int], at_end: bool) -> bool:
+    """Whether ``row`` (of at least three readings) ends (``at_end``) or starts with two readings of one card
+    further apart than FAR_TWIN of its other steps."""
+    if len(row) < 3:
+        return False
+    assert readings.class_id is not None
+    ids = readings.class_id[list(row)]
+    mid = (readings.xyxy[list(row), 0] + readings.xyxy[list(row), 2]) / 2
+    steps = np.abs(np.diff(mid))
+    if at_end:
+        pair, step, others = ids[-2:], steps[-1], steps[:-1]
+    else:
+        pair, step, others = ids[:2], steps[0], steps[1:]
+    return bool(pair[0] == pair[1] and step > FAR_TWIN * float(np.median(others)))
+
+
+def _fan_ends(readings: Detections, order: list[list[int]]) -> int:
+    """The rows that end on a far twin less those that start with one."""
+    return sum(_far_twin(readings, row, True) - _far_twin(readings, row, False) for row in order)
+
+
+def _drop_far_twins(readings: Detections, order: list[list[int]]) -> tuple[Detections, list[list[int]]]:
+    """The readings without the last of a row that ends on a far twin (a four-corner card's second index)."""
+    twins = {row[-1] for row in order if _far_twin(readings, row, True)}
+    if not twins:
+        return readings, order
+    kept = [i for i in range(len(readings)) if i not in twins]
+    readings = readings[np.asarray(kept, np.intp)]
+    return readings, group_boxes(readings.xyxy)
 
 
 def _card(class_id: int) -> Card:

@@ -24,8 +24,8 @@ FLOOR = 0.8
 class _AsItCame:
     """A fake's models read the photo the way it came (no turn); each fake has its own ``detect``."""
 
-    def upright(self, img: np.ndarray) -> tuple[int, np.ndarray, Detections]:
-        return 0, img, self.detect(img)  # type: ignore[attr-defined]
+    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
+        return [(0, img, self.detect(img))]  # type: ignore[attr-defined]
 
 
 def test_models_are_shipped() -> None:
@@ -292,6 +292,7 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
         imgsz = 640
         look = detector.Models.look
         sized_looks = detector.Models.sized_looks
+        ways_up = detector.Models.ways_up
 
         def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
             turn, first = int(img[0, 0]), fill == 1.0
@@ -305,7 +306,6 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
             )
 
         def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
-            assert int(img[0, 0]) == expected
             return detector._merged(looks)
 
     # Each look sees which turn it is; the photo's long side makes a first look's boxes small.
@@ -511,6 +511,138 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
     assert [" ".join(str(c) for c in g) for g in got.groups] == [expected]
     if gap_prob > 0.5:
         assert got.cards[3].box == (120, 10, 150, 50)
+
+
+def _fan(cards: str, xs: list[float], conf: float) -> tuple[list[tuple[float, ...]], list[Card], list[float]]:
+    """A row of index boxes at ``xs`` (each 30 px wide, on one height) read as ``cards``."""
+    return [(x, 10.0, x + 30, 50.0) for x in xs], parse_cards(cards), [conf] * len(xs)
+
+
+class _TwoWays:
+    """Fake models that find ``ways`` (turn: boxes, the cards they show, detector scores), in that order (the
+    first the detector's choice); the classifier reads each box's card, sure of it."""
+
+    def __init__(self, ways: dict[int, tuple[list[tuple[float, ...]], list[Card], list[float]]]) -> None:
+        self.ways = ways
+
+    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
+        return [
+            (turn, np.full((100, 400, 3), turn // 90, np.uint8), Detections.from_boxes(boxes, conf))
+            for turn, (boxes, _, conf) in self.ways.items()
+        ]
+
+    def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
+        from vision.crops import CLASS_CARDS, CLASS_OF
+
+        found, cards, _ = self.ways[int(img[0, 0, 0]) * 90]
+        p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
+        for row, box in zip(p, boxes, strict=True):
+            if box in found:
+                row[CLASS_OF[cards[found.index(box)]]] = 1.0
+            else:
+                row[-1] = 1.0
+        return p
+
+
+@pytest.mark.parametrize(
+    ("ways", "expected", "turned"),
+    [
+        pytest.param(
+            # Upright, the fan R1-R4 with the last card's second index far right of it; upside down (the
+            # detector's choice here, surer) the other ends of the cards: the last card twice, then the rest
+            # shifted by one, the first lost.
+            {
+                180: _fan("R4 R4 R3 R2", [0, 90, 130, 170], 0.9),
+                0: _fan("R1 R2 R3 R4 R4", [0, 40, 80, 120, 210], 0.7),
+            },
+            ["R1 R2 R3 R4"],
+            0,
+            id="upright",
+        ),
+        pytest.param(
+            {
+                0: _fan("G9 G9 Y1 B5 R2", [0, 90, 130, 170, 210], 0.9),
+                180: _fan("R2 B5 Y1 G9 G9", [0, 40, 80, 120, 210], 0.8),
+            },
+            ["R2 B5 Y1 G9"],
+            180,
+            id="upside-down",
+        ),
+        pytest.param(
+            # A one-index deck: no far twin either way; the way the models are surer of is read.
+            {0: _fan("R1 B3 G5", [0, 40, 80], 0.6), 180: _fan("Y2 R7 W", [0, 40, 80], 0.9)},
+            ["Y2 R7 W"],
+            180,
+            id="surer",
+        ),
+        pytest.param(
+            # Equal cards in a set lie one fan step apart: nothing is dropped.
+            {0: _fan("R7 B7 R7 R7", [0, 40, 80, 120], 0.9)},
+            ["R7 B7 R7 R7"],
+            0,
+            id="set",
+        ),
+    ],
+)
+def test_of_two_ways_up_the_one_whose_fans_end_on_a_far_twin_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+    ways: dict[int, tuple[list[tuple[float, ...]], list[Card], list[float]]],
+    expected: list[str],
+    turned: int,
+) -> None:
+    """vision.reader, the ways up: a four-corner deck's fan read the right way up ends on its last card's second
+    index, further than a fan step (FAR_TWIN) from its first, and that reading is dropped; read upside down it
+    starts with such a pair. Where no row says, the way whose readings sum highest is read."""
+    from vision import reader
+
+    assert 1.2 <= reader.FAR_TWIN <= 1.8
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: _TwoWays(ways))
+    got = read_image(np.zeros((100, 400, 3), np.uint8))
+    assert ([" ".join(str(c) for c in g) for g in got.groups], got.turned) == (expected, turned)
+
+
+@pytest.mark.parametrize(
+    ("scores", "ways"),
+    [
+        # Turned half round it is sure of six indexes scoring 0.86 of the photo as it came: both are read.
+        ({0: [0.9] * 7, 180: [0.9] * 6}, [0, 180]),
+        # Three sure indexes: a few loose cards, which the detector's rule alone turns.
+        ({0: [0.9] * 7, 180: [0.9] * 3}, [0]),
+        # Half the sum: a one-index deck's wrong way up.
+        ({0: [0.9] * 10, 180: [0.9] * 5}, [0]),
+        # Upside down, and as it came a rival.
+        ({0: [0.8] * 6, 180: [0.9] * 8}, [180, 0]),
+        # Sideways: the quarter turn has no rival.
+        ({0: [0.3, 0.4], 180: [0.3], 90: [0.2], 270: [0.8] * 9}, [270]),
+    ],
+)
+def test_the_other_half_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
+    monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[float]], ways: list[int]
+) -> None:
+    """vision.detector.Models.ways_up: the chosen turn first, then the other half turn where it is sure of
+    CLOSE_UP_FEW indexes and scores RIVAL_SHARE of the chosen turn's sum."""
+    from vision import detector
+
+    assert 0.5 <= detector.RIVAL_SHARE <= 0.8
+
+    class Looks:
+        imgsz = 640
+        look = detector.Models.look
+        sized_looks = detector.Models.sized_looks
+
+        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+            conf = scores.get(int(img[0, 0]), [])
+            return Detections.from_boxes(
+                [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
+            )
+
+        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
+            return detector._merged(looks)
+
+    monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
+    got = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
+    assert [turn for turn, image, _ in got] == ways
+    assert all(int(image[0, 0]) == turn for turn, image, _ in got)
 
 
 # --- the fast path: any-size detector, shrunk look for close-ups only, extra crop views for unsure crops -------
