@@ -103,9 +103,10 @@ INPUT_STRIDE = 32
 TURNS = (0, 180, 90, 270)  # clockwise degrees: the first two always looked at; the first of equals wins
 # A deck that prints its index in all four corners shows upright indexes in the top corners of its cards whichever
 # way up the photo is, so the two half turns' scores come close and the higher is often the wrong way up, where a
-# one-index deck's wrong way up scores far below its right one. Where the other half turn is sure of CLOSE_UP_FEW
-# indexes and scores at least RIVAL_SHARE of the chosen one, both are read, and the reader tells them apart by their
-# cards (vision.reader, "the ways up"; models/MODEL_CARD.md, "A four-corner deck: both half turns read").
+# one-index deck's wrong way up scores far below its right one; the same holds for the two quarter turns of a photo
+# taken from beside the table. Where the turn opposite the chosen one is sure of CLOSE_UP_FEW indexes and scores at
+# least RIVAL_SHARE of the chosen one, both are read, and the reader tells them apart by their cards
+# (vision.reader, "the ways up"; models/MODEL_CARD.md, "A four-corner deck: both ways up read").
 RIVAL_SHARE = 0.6
 SIDEWAYS_BELOW = 6.0
 TURN_FEWEST, TURN_FEW_BY = 2, 1.25
@@ -315,8 +316,9 @@ class Models:
         return self.ways_up(img)[0]
 
     def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]:
-        """``upright``'s turn, image and boxes, followed by the other half turn's where its boxes are a rival
-        (``RIVAL_SHARE``): the ways up that only reading the cards can tell apart (``vision.reader``)."""
+        """``upright``'s turn, image and boxes, followed by those of the turn opposite it where that was looked at
+        and its boxes are a rival (``RIVAL_SHARE``): the ways up that only reading the cards can tell apart
+        (``vision.reader``)."""
         looks = {turn: [self.look(turned(img, turn))] for turn in TURNS[:2]}
         # Judged with the shrunk looks only where every first look may be a close-up: where one is not, that
         # look finds the cards (a photo's wrong way up always finds few, so it would take one on every photo).
@@ -341,8 +343,8 @@ class Models:
             if surer:
                 best = turn
         ways = [best]
-        if best in TURNS[:2]:
-            other = TURNS[1] if best == TURNS[0] else TURNS[0]
+        other = (best + 180) % 360  # sideways, the other quarter turn: looked at with this one
+        if other in found:
             rival = found[other]
             if (
                 _sure(rival) >= CLOSE_UP_FEW

@@ -612,15 +612,17 @@ def test_of_two_ways_up_the_one_whose_fans_end_on_a_far_twin_is_read(
         ({0: [0.9] * 10, 180: [0.9] * 5}, [0]),
         # Upside down, and as it came a rival.
         ({0: [0.8] * 6, 180: [0.9] * 8}, [180, 0]),
-        # Sideways: the quarter turn has no rival.
+        # Sideways: the other quarter turn finds little.
         ({0: [0.3, 0.4], 180: [0.3], 90: [0.2], 270: [0.8] * 9}, [270]),
+        # A four-corner deck sideways: both quarter turns find its cards.
+        ({0: [0.3], 180: [0.3], 90: [0.9] * 6, 270: [0.9] * 7}, [270, 90]),
     ],
 )
-def test_the_other_half_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
+def test_the_opposite_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
     monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[float]], ways: list[int]
 ) -> None:
-    """vision.detector.Models.ways_up: the chosen turn first, then the other half turn where it is sure of
-    CLOSE_UP_FEW indexes and scores RIVAL_SHARE of the chosen turn's sum."""
+    """vision.detector.Models.ways_up: the chosen turn first, then the turn opposite it (where it was looked at)
+    where that is sure of CLOSE_UP_FEW indexes and scores RIVAL_SHARE of the chosen turn's sum."""
     from vision import detector
 
     assert 0.5 <= detector.RIVAL_SHARE <= 0.8
