@@ -310,15 +310,11 @@ class Models:
         """The classifier runs with 8-bit weights and activations."""
         return self.engine.int8
 
-    def upright(self, img: Image) -> tuple[int, Image, Detections]:
-        """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
-        and its index boxes (``detect``'s, strongest first)."""
-        return self.ways_up(img)[0]
-
     def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]:
-        """``upright``'s turn, image and boxes, followed by those of the turn opposite it where that was looked at
-        and its boxes are a rival (``RIVAL_SHARE``): the ways up that only reading the cards can tell apart
-        (``vision.reader``)."""
+        """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
+        and its index boxes (``detect``'s, strongest first); then the same for the turn opposite it where that
+        was looked at and its boxes are a rival (``RIVAL_SHARE``): the ways up that only reading the cards can
+        tell apart (``vision.reader``)."""
         looks = {turn: [self.look(turned(img, turn))] for turn in TURNS[:2]}
         # Judged with the shrunk looks only where every first look may be a close-up: where one is not, that
         # look finds the cards (a photo's wrong way up always finds few, so it would take one on every photo).

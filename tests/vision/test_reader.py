@@ -273,7 +273,7 @@ def test_a_box_turned_with_its_photo_lands_on_the_same_pixels_and_comes_back(tur
 def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
     monkeypatch: pytest.MonkeyPatch, scores: dict[int, list[list[float]]], expected: int, looked: list[int]
 ) -> None:
-    """vision.detector.Models.upright: the photo as it came and turned half round are looked at (each with the
+    """vision.detector.Models.ways_up (its first way): the photo as it came and turned half round are looked at (each with the
     shrunk look where it may be a close-up), the quarter turns too when neither finds SIDEWAYS_BELOW in scores; a
     turn other than as taken wins only with the highest sum and at least CLOSE_UP_FEW sure indexes, or, turned half
     round, TURN_FEWEST and a sum TURN_FEW_BY times as taken's, or, turned a quarter where neither of the first
@@ -292,7 +292,6 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
         imgsz = 640
         look = detector.Models.look
         sized_looks = detector.Models.sized_looks
-        ways_up = detector.Models.ways_up
 
         def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
             turn, first = int(img[0, 0]), fill == 1.0
@@ -310,7 +309,7 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
 
     # Each look sees which turn it is; the photo's long side makes a first look's boxes small.
     monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
-    turn, image, found = detector.Models.upright(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
+    turn, image, found = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))[0]  # type: ignore[arg-type]
     assert (turn, int(image[0, 0]), seen) == (expected, expected, looked)
     assert sorted(found.confidence.tolist()) == sorted(c for look in scores[expected] for c in look)
 
