@@ -39,8 +39,18 @@ FIRST_SEED = 700_000
 DEV_SEED = 850_000
 
 
-def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
-    """A family scene (seed, family) as JPEG bytes, turned ``turn`` degrees clockwise, and its true groups."""
+# How far a card lies askew of the photo's way up, in bands of this many degrees, for the table of cards found by
+# tilt: loose cards lie up to 25 degrees askew on the table, and the camera turns a few degrees more.
+TILT_BAND = 10
+TILT_BANDS = 4  # the last band takes every card further askew
+
+
+def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]], list[tuple[str, float, Any]]]:
+    """A family scene (seed, family) as JPEG bytes, turned ``turn`` degrees clockwise, its true groups, and each
+    card that shows its index: its name, how far askew it lies (degrees, either way) and its outline in the
+    scene's own pixels."""
+    import math
+
     import cv2
 
     from vision.detector import turned
@@ -53,7 +63,42 @@ def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]]]:
     scene = make_scene(seed, Split.HELDOUT, families=[Family(family)])
     ok, jpg = cv2.imencode(".jpg", turned(scene.image, turn), [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok
-    return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)]
+    cards = []
+    for pc in scene.cards:
+        if pc.visible:
+            dx, dy = (
+                pc.outline[1] - pc.outline[0]
+            )  # the face's top edge; a card upside down folds onto upright
+            tilt = abs((math.degrees(math.atan2(dy, dx)) + 90) % 180 - 90)
+            cards.append((str(pc.card), tilt, pc.outline.astype("float32")))
+    return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)], cards
+
+
+def _found(
+    cards: list[tuple[str, float, Any]], reading: Any, turn: int, size: tuple[int, int]
+) -> list[tuple[float, bool]]:
+    """Each card of ``cards`` (as ``_render`` gives them) with whether a reading of that card has its index box
+    on the card (each reading counted once); ``size`` is the photo's width and height as read."""
+    import cv2
+
+    from vision.detector import unturned_box
+
+    left = list(reading.cards)
+    out = []
+    for name, tilt, outline in cards:
+        hit = None
+        for r in left:
+            x1, y1, x2, y2 = unturned_box(r.box, turn, *size)
+            inside = (
+                cv2.pointPolygonTest(outline.reshape(-1, 1, 2), ((x1 + x2) / 2, (y1 + y2) / 2), False) >= 0
+            )
+            if str(r.card) == name and inside:
+                hit = r
+                break
+        if hit is not None:
+            left.remove(hit)
+        out.append((tilt, hit is not None))
+    return out
 
 
 def _families(text: str) -> list[str]:
@@ -135,11 +180,12 @@ def main() -> None:
     print("|---|---|---|---|---|---|")
     total = Tally()
     turns: Counter[int] = Counter()
+    tilts: Counter[tuple[int, bool]] = Counter()
     t0 = time.time()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for family in families:
             tally = read_family(
-                family, args.scenes, pool, total=total, first=first, turn=args.turn, turns=turns
+                family, args.scenes, pool, total=total, first=first, turn=args.turn, turns=turns, tilts=tilts
             )
             print(
                 f"| {family} | {'yes' if family in trained else 'no'} | {tally.precision:.4f} "
@@ -156,7 +202,15 @@ def main() -> None:
         f"\nscenes turned {args.turn} degrees; read turned: "
         + ", ".join(f"{t}: {n}" for t, n in sorted(turns.items()))
     )
-    print(f"{time.time() - t0:.0f} s")
+    print("\ncards found by how far they lie askew of the photo (a reading of the card on the card):\n")
+    print("| askew (degrees) | cards | found |")
+    print("|---|---|---|")
+    for band in range(TILT_BANDS):
+        seen, found = tilts[(band, False)] + tilts[(band, True)], tilts[(band, True)]
+        lo = band * TILT_BAND
+        span = f"{lo}–{lo + TILT_BAND}" if band < TILT_BANDS - 1 else f"{lo} or more"
+        print(f"| {span} | {seen} | {found / max(seen, 1):.3f} ({found}) |")
+    print(f"\n{time.time() - t0:.0f} s")
 
 
 def read_family(
@@ -169,21 +223,26 @@ def read_family(
     first: int = FIRST_SEED,
     turn: int = 0,
     turns: Counter[int] | None = None,
+    tilts: Counter[tuple[int, bool]] | None = None,
 ) -> Any:
     """The tally (with its error kinds) of ``n`` of ``family``'s scenes from seed ``first`` on, each turned
     ``turn`` degrees clockwise, read the app's way (JPEG bytes, decoded as an upload) with the models in
-    ``models_dir`` (default: the process's); each scene is added to ``total`` too, and the turn it was read in
-    to ``turns``."""
+    ``models_dir`` (default: the process's); each scene is added to ``total`` too, the turn it was read in to
+    ``turns``, and each card, by its band of tilt (``TILT_BAND``) and whether it was found, to ``tilts``."""
     from vision.decode import decode
     from vision.evaluate import Tally
     from vision.reader import read_image
 
     tally = Tally()
     jobs = [(first + i, family, turn) for i in range(n)]
-    for jpeg, truth in pool.map(_render, jobs, chunksize=4):
-        reading = read_image(decode(jpeg).image, models_dir=models_dir)
+    for jpeg, truth, cards in pool.map(_render, jobs, chunksize=4):
+        image = decode(jpeg).image
+        reading = read_image(image, models_dir=models_dir)
         if turns is not None:
             turns[reading.turned] += 1
+        if tilts is not None:
+            for tilt, found in _found(cards, reading, turn, (image.shape[1], image.shape[0])):
+                tilts[(min(int(tilt // TILT_BAND), TILT_BANDS - 1), found)] += 1
         read = [[str(c) for c in g] for g in reading.groups]
         tally.add(truth, read)
         if total is not None:
