@@ -40,12 +40,20 @@ def _families(names: tuple[str, ...] | None) -> tuple[Family, ...] | None:
 
 
 def _one(
-    args: tuple[int, str, str, bool, float | None, tuple[str, ...] | None, float | None, float | None],
+    args: tuple[
+        int, str, str, bool, float | None, tuple[str, ...] | None, float | None, float | None, float | None
+    ],
 ) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour = args
+    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour, loose = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
     scene = make_scene(
-        seed, split, hands=hands, families=_families(families), bold_tables=bold_tables, recolour=recolour
+        seed,
+        split,
+        hands=hands,
+        families=_families(families),
+        bold_tables=bold_tables,
+        recolour=recolour,
+        loose=loose,
     )
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
@@ -150,9 +158,10 @@ def write_split(
     families: tuple[Family, ...] | None = None,
     bold_tables: float | None = None,
     recolour: float | None = None,
+    loose: float | None = None,
 ) -> None:
     """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands``,
-    ``families``, ``bold_tables`` and ``recolour`` as in ``vision.scene.make_scene``."""
+    ``families``, ``bold_tables``, ``recolour`` and ``loose`` as in ``vision.scene.make_scene``."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
@@ -161,7 +170,17 @@ def write_split(
     pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
     names = None if families is None else tuple(f.value for f in families)
     jobs = [
-        (s, pool_name, str(root / "_tmp" / split_name), with_crops, hands, names, bold_tables, recolour)
+        (
+            s,
+            pool_name,
+            str(root / "_tmp" / split_name),
+            with_crops,
+            hands,
+            names,
+            bold_tables,
+            recolour,
+            loose,
+        )
         for s in seeds
     ]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
@@ -198,9 +217,10 @@ def write_dataset(
     families: tuple[Family, ...] | None = None,
     bold_tables: float | None = None,
     recolour: float | None = None,
+    loose: float | None = None,
 ) -> Path:
     """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands``, ``families``,
-    ``bold_tables`` and ``recolour`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes;
+    ``bold_tables``, ``recolour`` and ``loose`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes;
     held-out scenes are always drawn as they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
@@ -221,6 +241,7 @@ def write_dataset(
                 families=families if name != "heldout" else None,
                 bold_tables=bold_tables if name != "heldout" else None,
                 recolour=recolour if name != "heldout" else None,
+                loose=loose if name != "heldout" else None,
             )
     data = root / "data.yaml"
     data.write_text(

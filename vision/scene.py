@@ -273,6 +273,11 @@ def _one_design(design: Design) -> Callable[[], Design]:
     return lambda: design
 
 
+# Loose cards thrown on top of a scene's own where ``make_scene``'s ``loose`` asks: how many (a range, the end
+# excluded) and how far each may turn. The usual draw turns a loose card at most 25 degrees, so cards lying
+# further askew were rare in training, and the detector missed many of them (models/TRAINING-HISTORY.md, "Loose
+# cards lying askew").
+LOOSE_EXTRA, LOOSE_TILT = (2, 5), 45.0
 HAND_RATE = 0.12  # how often a scene tries to show a hand held in a fan, unless ``hands`` says otherwise
 
 
@@ -307,6 +312,7 @@ def make_scene(
     faces: FaceBook | None = None,
     bold_tables: float | None = None,
     recolour: float | None = None,
+    loose: float | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
@@ -326,6 +332,10 @@ def make_scene(
 
     ``recolour`` is the chance that a drawn light face is printed dark or on its own colour instead
     (``vision.recolour``); ``None`` draws nothing for it, so that scenes rendered without it stay byte-identical.
+
+    ``loose`` is the chance that a training or dev scene also throws ``LOOSE_EXTRA`` loose cards turned up to
+    ``LOOSE_TILT`` either way, as a card dropped on the table lies; ``None`` draws nothing for it. Held-out scenes
+    keep their own draw.
     """
     if deck is not None and families is not None:
         raise ValueError("a scene draws its cards from one deck or from design families, not both")
@@ -355,6 +365,8 @@ def make_scene(
     table = _Table(w, h)
     cw, scale = _lay_rows(table, rng)
     _lay_loose_cards(table, rng, cw, scale)
+    if loose is not None and split is not Split.HELDOUT and rng.random() < loose:
+        _lay_loose_cards(table, rng, cw, scale, count=int(rng.integers(*LOOSE_EXTRA)), tilt=LOOSE_TILT)
     if rng.random() < (HAND_RATE if hands is None else hands):
         _lay_hand(table, rng, cw, scale, tries=1 if hands is None else 20)
     written = _lay_objects(canvas, cam, table, rng)
@@ -398,13 +410,23 @@ def _lay_rows(table: _Table, rng: np.random.Generator) -> tuple[float, float]:
     return float(cw), float(scale)
 
 
-def _lay_loose_cards(table: _Table, rng: np.random.Generator, cw: float, scale: float) -> None:
-    """Plan loose cards, each its own group; some lie upside down."""
+def _lay_loose_cards(
+    table: _Table,
+    rng: np.random.Generator,
+    cw: float,
+    scale: float,
+    *,
+    count: int | None = None,
+    tilt: float = 25.0,
+) -> None:
+    """Plan loose cards (``count``, or the usual draw), each its own group and turned up to ``tilt`` degrees
+    either way; some lie upside down."""
     ch = cw * 1.55
-    rows = bool(table.groups)
-    for _ in range(int(rng.choice([0, 0, 0, 1, 2, 3]) if rows else rng.integers(2, 5))):
+    if count is None:
+        count = int(rng.choice([0, 0, 0, 1, 2, 3]) if table.groups else rng.integers(2, 5))
+    for _ in range(count):
         for _try in range(20):
-            ang = rng.uniform(-25, 25)
+            ang = rng.uniform(-tilt, tilt)
             x, y0 = rng.uniform(0, table.w - cw), rng.uniform(0, table.h - ch)
             m = _affine(x, y0, ang, scale)
             box = _card_box(m)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import cv2
 import numpy as np
 import pytest
 
@@ -26,6 +27,8 @@ from vision.render import (
 from vision.scene import (
     BOLD_TEXTURES,
     HELDOUT_TEXTURES,
+    LOOSE_EXTRA,
+    LOOSE_TILT,
     TRAIN_TEXTURES,
     VIGNETTE,
     _distractor,
@@ -171,6 +174,42 @@ def test_printed_cloths_are_bold_tables_and_leave_the_scenes_of_record_alone(
     assert kinds == {True, False}
     # Without the option the draw is untouched: the hands test below pins the groups of the scenes of record,
     # which an extra draw from the scene's generator would change.
+
+
+def _askew(pc: object) -> float:
+    """How far a placed card's top edge lies from level, in degrees either way (upside down folds onto upright)."""
+    dx, dy = pc.outline[1] - pc.outline[0]  # type: ignore[attr-defined]
+    return abs((float(np.degrees(np.arctan2(dy, dx))) + 90) % 180 - 90)
+
+
+def test_loose_throws_cards_further_askew_and_leaves_the_scenes_of_record_alone() -> None:
+    """``loose`` throws more loose cards, each its own group and turned up to ``LOOSE_TILT`` degrees, where the
+    usual draw turns one at most 25 (plus the camera's few): a card dropped on the table lies at any angle
+    (issue 17, part 1, "more of your own"). Their labels mark indexes that are there; held-out scenes keep their
+    own draw, so the figures of record stay comparable."""
+    plain_loose, thrown_loose, askew = 0, 0, []
+    for seed in range(12):
+        plain = make_scene(42_000 + seed)
+        thrown = make_scene(42_000 + seed, loose=1.0)
+        plain_loose += sum(len(g) == 1 for g in plain.groups)
+        thrown_loose += sum(len(g) == 1 for g in thrown.groups)
+        askew += [_askew(pc) for pc in thrown.cards]
+        for pc in thrown.cards:
+            if pc.visible:
+                # The label turns with its card: its index box sits on the card, at the face's top-left corner
+                # (or, for a card lying upside down, its far corner), however far the card is turned.
+                x1, y1, x2, y2 = pc.box
+                centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+                width = float(np.linalg.norm(pc.outline[1] - pc.outline[0]))
+                assert cv2.pointPolygonTest(pc.outline.astype(np.float32), tuple(centre), False) >= 0, pc.card
+                corner = min(np.linalg.norm(pc.outline[i] - centre) for i in (0, 2))
+                assert corner < 0.4 * width, (pc.card, pc.box)
+        held = make_scene(42_000 + seed, Split.HELDOUT, loose=1.0)
+        assert np.array_equal(held.image, make_scene(42_000 + seed, Split.HELDOUT).image)
+    assert thrown_loose >= plain_loose + 12 * LOOSE_EXTRA[0] // 2
+    # Further askew than the usual draw and the camera together ever turn a card (25 + 9 degrees).
+    assert max(askew) > 34
+    assert max(askew) <= LOOSE_TILT + 10
 
 
 def test_dev_designs_are_neither_training_nor_held_out_ones() -> None:
