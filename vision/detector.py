@@ -20,7 +20,7 @@ import math
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import cv2
@@ -353,6 +353,21 @@ class Models:
             chosen = looks[turn] if sized else self.sized_looks(image, looks[turn][0])
             out.append((turn, image, self.detect(image, chosen)))
         return out
+
+    def other_ways(self, img: Image, tried: Collection[int]) -> list[tuple[int, Image, Detections]]:
+        """The turns of ``img`` other than ``tried`` whose looks are sure of an index (``CLOSE_UP_SURE``), surest
+        sum first, each as ``ways_up`` gives a way: for a photo whose chosen ways read no card at all."""
+        out = []
+        for turn in TURNS:
+            if turn in tried:
+                continue
+            image = turned(img, turn)
+            looks = self.sized_looks(image)
+            found = _merged(looks)
+            if _sure(found):
+                out.append((float(found.confidence.sum()), turn, image, looks))
+        out.sort(key=lambda way: -way[0])
+        return [(turn, image, self.detect(image, looks)) for _, turn, image, looks in out]
 
     def look(self, img: Image) -> Detections:
         """The detector's first look at ``img``: the photo filling the input."""

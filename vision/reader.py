@@ -14,7 +14,7 @@ after EXIF rotation. Only numpy, OpenCV and onnxruntime are used.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -89,7 +89,18 @@ class CardModels(Protocol):
 
     def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]: ...
 
+    def other_ways(self, img: Image, tried: Collection[int]) -> list[tuple[int, Image, Detections]]: ...
+
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
+
+
+def _read_way(models: CardModels, turn: int, image: Image, dets: Detections) -> _Way:
+    """The cards of one way up: ``dets`` (the index boxes of ``image``, the photo turned ``turn``) classified."""
+    probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
+    k, prob = card_classes(probs, dets.confidence)
+    named = dets.with_classes(k, dets.confidence * prob)
+    readings = _drop_split_indexes(named[k != NONE_CLASS])
+    return _Way(turn, image, readings, group_boxes(readings.xyxy))
 
 
 @dataclass(slots=True)
@@ -116,19 +127,22 @@ def read_image(
     h, w = image.shape[:2]
     ways_up = models.ways_up(image)
     td = time.perf_counter()
-    ways, classifier, post = [], 0.0, 0.0
-    for turn, turned_image, dets in ways_up:
-        tc = time.perf_counter()
-        probs = _read_grown(turned_image, models, dets, models.classify(turned_image, dets.boxes()))
-        tp = time.perf_counter()
-        k, prob = card_classes(probs, dets.confidence)
-        named = dets.with_classes(k, dets.confidence * prob)
-        readings = _drop_split_indexes(named[k != NONE_CLASS])
-        ways.append(_Way(turn, turned_image, readings, group_boxes(readings.xyxy)))
-        classifier += tp - tc
-        post += time.perf_counter() - tp
-    tw = time.perf_counter()
+    ways = [_read_way(models, *way) for way in ways_up]
     way = max(ways, key=_upright_score)  # the first of equals: the detector's choice
+    if not len(way.readings):
+        # No card read the chosen ways up: the next surest turn that reads one is read instead (a lone card on
+        # its side whose look as it came boxes a sideways index the classifier then calls no card).
+        tried = {w.turn for w in ways}
+        tl = time.perf_counter()
+        others = models.other_ways(image, tried)
+        td += time.perf_counter() - tl  # the other turns' looks count as the detector's time
+        for turn, turned_image, dets in others:
+            other = _read_way(models, turn, turned_image, dets)
+            if len(other.readings):
+                way = other
+                break
+    tw = time.perf_counter()
+    classifier, post = tw - td, 0.0  # the ways' classifying (and their few card rules) as inference
     readings, order = _drop_far_twins(way.readings, way.order)
     tg = time.perf_counter()
     found = _read_gaps(way.image, models, readings, order)

@@ -27,6 +27,9 @@ class _AsItCame:
     def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
         return [(0, img, self.detect(img))]  # type: ignore[attr-defined]
 
+    def other_ways(self, img: np.ndarray, tried: object) -> list[tuple[int, np.ndarray, Detections]]:
+        return []
+
 
 def test_models_are_shipped() -> None:
     assert (MODELS_DIR / "card-index.onnx").exists()
@@ -521,8 +524,13 @@ class _TwoWays:
     """Fake models that find ``ways`` (turn: boxes, the cards they show, detector scores), in that order (the
     first the detector's choice); the classifier reads each box's card, sure of it."""
 
-    def __init__(self, ways: dict[int, tuple[list[tuple[float, ...]], list[Card], list[float]]]) -> None:
+    def __init__(
+        self,
+        ways: dict[int, tuple[list[tuple[float, ...]], list[Card], list[float]]],
+        others: dict[int, tuple[list[tuple[float, ...]], list[Card], list[float]]] | None = None,
+    ) -> None:
         self.ways = ways
+        self.others = others  # the other turns' boxes, for other_ways; None: it must not be asked
 
     def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
         return [
@@ -530,15 +538,23 @@ class _TwoWays:
             for turn, (boxes, _, conf) in self.ways.items()
         ]
 
+    def other_ways(self, img: np.ndarray, tried: set[int]) -> list[tuple[int, np.ndarray, Detections]]:
+        assert self.others is not None, "other turns asked for though a way up read a card"
+        assert tried == set(self.ways)
+        return [
+            (turn, np.full((100, 400, 3), turn // 90, np.uint8), Detections.from_boxes(boxes, conf))
+            for turn, (boxes, _, conf) in self.others.items()
+        ]
+
     def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
         from vision.crops import CLASS_CARDS, CLASS_OF
 
-        found, cards, _ = self.ways[int(img[0, 0, 0]) * 90]
+        found, cards, _ = {**(self.others or {}), **self.ways}[int(img[0, 0, 0]) * 90]
         p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
         for row, box in zip(p, boxes, strict=True):
-            if box in found:
+            if box in found and found.index(box) < len(cards):
                 row[CLASS_OF[cards[found.index(box)]]] = 1.0
-            else:
+            else:  # a box past the cards named is no card
                 row[-1] = 1.0
         return p
 
@@ -644,6 +660,66 @@ def test_the_opposite_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
     got = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
     assert [turn for turn, image, _ in got] == ways
     assert all(int(image[0, 0]) == turn for turn, image, _ in got)
+
+
+def test_where_no_way_up_reads_a_card_the_next_surest_turn_that_reads_one_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lone card on its side: the look as it came may box its sideways index, which the classifier then calls no
+    card, so the chosen way up reads nothing. The other turns sure of an index are then read, surest first, and the
+    first that reads a card is the reading (models/MODEL_CARD.md, "A way up that reads no card")."""
+    from vision import reader
+
+    def read(models: _TwoWays) -> PhotoReading:
+        monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: models)
+        return read_image(np.zeros((100, 400, 3), np.uint8))
+
+    nothing = ([(100.0, 10.0, 130.0, 50.0)], parse_cards("R1"), [0.2])  # too unsure to be read
+    upright = _fan("R7", [200.0], 0.8)
+    wrong = ([(300.0, 10.0, 330.0, 50.0)], [], [0.9])  # classified as no card
+    got = read(_TwoWays({0: nothing}, {90: wrong, 270: upright}))
+    assert got.turned == 270
+    assert [[str(c) for c in g] for g in got.groups] == [["R7"]]
+    # Where no other turn reads a card either, the photo reads no card, as it came.
+    got = read(_TwoWays({0: nothing}, {90: wrong}))
+    assert got.turned == 0 and not got.groups
+    # A way up that reads a card is read, and the other turns are never looked at (others=None asserts it).
+    got = read(_TwoWays({0: upright}))
+    assert got.turned == 0 and [[str(c) for c in g] for g in got.groups] == [["R7"]]
+
+
+def test_the_other_ways_are_the_untried_turns_sure_of_an_index_surest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vision.detector.Models.other_ways: every turn not tried whose look is sure of an index (CLOSE_UP_SURE), the
+    highest sum of scores first."""
+    from vision import detector
+
+    scores = {0: [0.55, 0.3], 180: [0.9], 90: [0.81], 270: [0.7, 0.6], 45: [0.4]}
+
+    class Looks:
+        imgsz = 640
+        look = detector.Models.look
+        sized_looks = detector.Models.sized_looks
+
+        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+            conf = scores.get(int(img[0, 0]), [])
+            return Detections.from_boxes(
+                [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
+            )
+
+        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
+            return detector._merged(looks)
+
+    monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
+    img = np.zeros((1, 10_000), np.int32)
+    got = detector.Models.other_ways(Looks(), img, {0, 180})  # type: ignore[arg-type]
+    assert [turn for turn, _, _ in got] == [270, 90]
+    assert all(int(image[0, 0]) == turn for turn, image, _ in got)
+    assert [len(d) for _, _, d in got] == [2, 1]
+    scores[90] = [0.45]  # boxes, but none sure: not a way up
+    got = detector.Models.other_ways(Looks(), img, {0, 180})  # type: ignore[arg-type]
+    assert [turn for turn, _, _ in got] == [270]
 
 
 # --- the fast path: any-size detector, shrunk look for close-ups only, extra crop views for unsure crops -------
