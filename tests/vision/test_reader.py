@@ -616,6 +616,28 @@ def test_of_two_ways_up_the_one_whose_fans_end_on_a_far_twin_is_read(
     assert ([" ".join(str(c) for c in g) for g in got.groups], got.turned) == (expected, turned)
 
 
+def _looks_scoring(scores: dict[int, list[float]]) -> type:
+    """Fake models whose look at a photo turned T (its first pixel T, as the tests' ``turned`` makes it) finds boxes
+    scored ``scores[T]``, and whose ``detect`` merges the looks it is given; ``Models``' own turn rules on top."""
+    from vision import detector
+
+    class Looks:
+        imgsz = 640
+        look = detector.Models.look
+        sized_looks = detector.Models.sized_looks
+
+        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+            conf = scores.get(int(img[0, 0]), [])
+            return Detections.from_boxes(
+                [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
+            )
+
+        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
+            return detector._merged(looks)
+
+    return Looks
+
+
 @pytest.mark.parametrize(
     ("scores", "ways"),
     [
@@ -642,21 +664,8 @@ def test_the_opposite_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
 
     assert 0.5 <= detector.RIVAL_SHARE <= 0.8
 
-    class Looks:
-        imgsz = 640
-        look = detector.Models.look
-        sized_looks = detector.Models.sized_looks
-
-        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
-            conf = scores.get(int(img[0, 0]), [])
-            return Detections.from_boxes(
-                [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
-            )
-
-        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
-            return detector._merged(looks)
-
     monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
+    Looks = _looks_scoring(scores)
     got = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
     assert [turn for turn, image, _ in got] == ways
     assert all(int(image[0, 0]) == turn for turn, image, _ in got)
@@ -697,21 +706,8 @@ def test_the_other_ways_are_the_untried_turns_sure_of_an_index_surest_first(
 
     scores = {0: [0.55, 0.3], 180: [0.9], 90: [0.81], 270: [0.7, 0.6], 45: [0.4]}
 
-    class Looks:
-        imgsz = 640
-        look = detector.Models.look
-        sized_looks = detector.Models.sized_looks
-
-        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
-            conf = scores.get(int(img[0, 0]), [])
-            return Detections.from_boxes(
-                [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
-            )
-
-        def detect(self, img: np.ndarray, looks: list[Detections]) -> Detections:
-            return detector._merged(looks)
-
     monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
+    Looks = _looks_scoring(scores)
     img = np.zeros((1, 10_000), np.int32)
     got = detector.Models.other_ways(Looks(), img, {0, 180})  # type: ignore[arg-type]
     assert [turn for turn, _, _ in got] == [270, 90]
