@@ -49,8 +49,6 @@ def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]], li
     """A family scene (seed, family) as JPEG bytes, turned ``turn`` degrees clockwise, its true groups, and each
     card that shows its index: its name, how far askew it lies (degrees, either way) and its outline in the
     scene's own pixels."""
-    import math
-
     import cv2
 
     from vision.detector import turned
@@ -63,14 +61,7 @@ def _render(job: tuple[int, str, int]) -> tuple[bytes, list[tuple[str, ...]], li
     scene = make_scene(seed, Split.HELDOUT, families=[Family(family)])
     ok, jpg = cv2.imencode(".jpg", turned(scene.image, turn), [cv2.IMWRITE_JPEG_QUALITY, 92])
     assert ok
-    cards = []
-    for pc in scene.cards:
-        if pc.visible:
-            dx, dy = (
-                pc.outline[1] - pc.outline[0]
-            )  # the face's top edge; a card upside down folds onto upright
-            tilt = abs((math.degrees(math.atan2(dy, dx)) + 90) % 180 - 90)
-            cards.append((str(pc.card), tilt, pc.outline.astype("float32")))
+    cards = [(str(pc.card), pc.askew(), pc.outline.astype("float32")) for pc in scene.cards if pc.visible]
     return jpg.tobytes(), [tuple(g) for g in truth_groups(scene)], cards
 
 

@@ -54,6 +54,12 @@ class PlacedCard:
     # The whole card's four corners, image pixels, in the order its face's corners are drawn.
     outline: np.ndarray
 
+    def askew(self) -> float:
+        """How far the card lies from level in the image, in degrees either way (its face's top edge; a card
+        lying upside down folds onto upright)."""
+        dx, dy = self.outline[1] - self.outline[0]
+        return abs((math.degrees(math.atan2(float(dy), float(dx))) + 90) % 180 - 90)
+
 
 @dataclass(slots=True)
 class Scene:

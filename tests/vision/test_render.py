@@ -176,12 +176,6 @@ def test_printed_cloths_are_bold_tables_and_leave_the_scenes_of_record_alone(
     # which an extra draw from the scene's generator would change.
 
 
-def _askew(pc: object) -> float:
-    """How far a placed card's top edge lies from level, in degrees either way (upside down folds onto upright)."""
-    dx, dy = pc.outline[1] - pc.outline[0]  # type: ignore[attr-defined]
-    return abs((float(np.degrees(np.arctan2(dy, dx))) + 90) % 180 - 90)
-
-
 def test_loose_throws_cards_further_askew_and_leaves_the_scenes_of_record_alone() -> None:
     """``loose`` throws more loose cards, each its own group and turned up to ``LOOSE_TILT`` degrees, where the
     usual draw turns one at most 25 (plus the camera's few): a card dropped on the table lies at any angle
@@ -193,7 +187,7 @@ def test_loose_throws_cards_further_askew_and_leaves_the_scenes_of_record_alone(
         thrown = make_scene(42_000 + seed, loose=1.0)
         plain_loose += sum(len(g) == 1 for g in plain.groups)
         thrown_loose += sum(len(g) == 1 for g in thrown.groups)
-        askew += [_askew(pc) for pc in thrown.cards]
+        askew += [pc.askew() for pc in thrown.cards]
         for pc in thrown.cards:
             if pc.visible:
                 # The label turns with its card: its index box sits on the card, at the face's top-left corner
