@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from companion.rules.cards import Card
 from vision.crops import CLASS_CARDS, NONE_CLASS, Image
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
-from vision.detections import Box, Detections, shared_fraction
+from vision.detections import Box, Detections, overlaps, shared_fraction
 from vision.detector import card_classes, get_models, unturned_box
 from vision.inference import Runtime
 from vision.layout import gap_boxes, group_boxes
@@ -97,6 +97,7 @@ class CardModels(Protocol):
 def _read_way(models: CardModels, turn: int, image: Image, dets: Detections) -> _Way:
     """The cards of one way up: ``dets`` (the index boxes of ``image``, the photo turned ``turn``) classified."""
     probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
+    dets, probs = _read_whole(image, models, dets, probs)
     k, prob = card_classes(probs, dets.confidence)
     named = dets.with_classes(k, dets.confidence * prob)
     readings = _drop_split_indexes(named[k != NONE_CLASS])
@@ -242,7 +243,7 @@ def _in_table_order(
 # index sits a little in from a corner, calls such a crop "not a card". A box the detector is sure of is then read
 # again grown up and left by GROW of its side, to where the corner must be, and the reading is taken when the
 # classifier is at least GROW_MIN_PROB sure of a card there. What that gained, and that it adds no reading where
-# there is no card, is in models/MODEL_CARD.md ("Reading a sure box again from its card's corner").
+# there is no card, is in models/TRAINING-HISTORY.md ("Reading a sure box again from its card's corner").
 GROW = 0.2
 GROW_MIN_SCORE = 0.5
 GROW_MIN_PROB = 0.7
@@ -269,6 +270,62 @@ def _read_grown(
     return out
 
 
+# The detector now and then boxes a two-digit index by one of its digits: a box that starts at the second digit (the
+# "2" of a Y12) or stops inside it (the "1" of an R10), and the crop, anchored at the box's corner, then shows one
+# digit. A box the classifier reads, unsure (under WHOLE_SURE), as a figure that is one digit of a two-digit figure
+# in its colour (1 of 10, 11 and 12; 2 of 12) is read again grown left and grown right by WHOLE of its height, and
+# the two-digit card is taken, with the grown box, where the classifier is at least WHOLE_MIN_PROB sure of it and
+# the grown box takes in no more than WHOLE_OVERLAP of another card's box (a fanned neighbour's index beside it).
+# What that gained is in models/MODEL_CARD.md ("A two-digit index boxed by one digit").
+WHOLE = 0.4
+WHOLE_SURE = 0.9
+WHOLE_MIN_PROB = 0.7
+WHOLE_OVERLAP = 0.25
+
+
+def _wholes() -> dict[int, tuple[int, ...]]:
+    """Each one-digit class that is a digit of a two-digit class of its colour, with those classes."""
+    out: dict[int, tuple[int, ...]] = {}
+    for i, part in enumerate(CLASS_CARDS):
+        wholes = tuple(
+            j
+            for j, whole in enumerate(CLASS_CARDS)
+            if part is not None and whole is not None and _part_of(part, whole)
+        )
+        if wholes:
+            out[i] = wholes
+    return out
+
+
+def _read_whole(
+    image: Image, models: CardModels, dets: Detections, probs: NDArray[np.float32]
+) -> tuple[Detections, NDArray[np.float32]]:
+    """``dets`` and ``probs`` with each unsure one-digit reading that a grown box reads as its two-digit whole
+    replaced by that box and its reading."""
+    k = probs.argmax(axis=1)
+    p = probs[np.arange(len(probs)), k]
+    redo = [i for i in range(len(dets)) if int(k[i]) in WHOLES and p[i] < WHOLE_SURE]
+    if not redo:
+        return dets, probs
+    grown: list[Box] = []
+    for x1, y1, x2, y2 in dets[np.asarray(redo, np.intp)].boxes():
+        g = WHOLE * (y2 - y1)
+        grown += [(x1 - g, y1, x2, y2), (x1, y1, x2 + g, y2)]
+    rows = models.classify(image, grown)
+    cards = np.flatnonzero(k != NONE_CLASS)  # redo's own rows among them
+    inside = overlaps(np.asarray(grown), dets.xyxy[cards])[1]  # share of the smaller box in the other
+    xyxy, out = dets.xyxy.copy(), probs.copy()
+    for n, i in enumerate(redo):
+        best = -1.0
+        for m in (2 * n, 2 * n + 1):
+            whole = int(rows[m].argmax())
+            sure = float(rows[m][whole])
+            alone = not (inside[m][cards != i] > WHOLE_OVERLAP).any()
+            if whole in WHOLES[int(k[i])] and sure >= WHOLE_MIN_PROB and sure > best and alone:
+                best, xyxy[i], out[i] = sure, grown[m], rows[m]
+    return Detections(xyxy, dets.confidence, dets.class_id, dets.data), out
+
+
 # A fan whose step is about twice its usual one somewhere has a card there whose index the detector missed
 # (glare, a worn corner): the classifier reads the place where its index must be, and a card it is at least this
 # sure of is taken. The detector's own score does not exist for such a box, so it counts as GAP_SCORE.
@@ -289,7 +346,7 @@ def _read_gaps(image: Image, models: CardModels, readings: Detections, order: li
 # twice (the "1" and the "10" of a 10): fanned neighbours are at least a quarter of a card apart, so even two
 # equal cards side by side overlap by well under half an index. The same holds when one box reads a single digit
 # of the other's two-digit index in its colour (B1 on a B11, Y2 on a Y12): the part goes, the whole stays
-# (models/MODEL_CARD.md, "Metrics": the part rule).
+# (models/TRAINING-HISTORY.md, "The held-out figure, step by step": the part rule).
 SPLIT_OVERLAP = 0.5
 SPLIT_ROW = 0.7  # the share of their height two boxes on one row have in common
 
@@ -304,6 +361,9 @@ def _part_of(part: Card, whole: Card) -> bool:
         and part.number < 10 <= whole.number
         and str(part.number) in str(whole.number)
     )
+
+
+WHOLES = _wholes()
 
 
 def _two_digits(card: Card) -> bool:

@@ -467,16 +467,72 @@ def test_a_sure_box_read_as_not_a_card_is_read_again_from_its_corner(
 
 @pytest.mark.parametrize(
     "seed, lay",
-    [(28, "R9 B10 G11 | Y8 R12"), (29, "R7 B7 G7 | G3 Y4 W B6"), (29, "B10 B11 B12 R10 | G12 Y12 R12")],
+    [
+        (28, "R9 B10 G11 | Y8 R12"),
+        (29, "R7 B7 G7 | G3 Y4 W B6"),
+        (29, "B10 B11 B12 R10 | G12 Y12 R12"),
+        (49, "B10 B11 B12 R10 | G12 Y12 R12"),
+        (76, "B10 B11 B12 R10 | G12 Y12 R12"),
+    ],
 )
 def test_plain_deck_fans_are_read_whole(seed: int, lay: str) -> None:
     """Photos of a plainly printed deck, white cards fanned on white cards without a shadow: the shipped detector
     boxes some of these indexes from their ink, and the photos read exactly only when those boxes are read again
-    from the card's corner (each of these lost a card before)."""
+    from the card's corner (each of these lost a card before), or, where a box holds one digit of a two-digit
+    index (seed 49: the R10 boxed short of its 0; seed 76: the R12 and Y12 boxed from their 2), grown to the
+    whole index."""
     from tests.photo.scenes import phase_scene
 
     jpeg, _ = phase_scene(lay, seed=seed)
     assert " | ".join(" ".join(str(c) for c in g) for g in read_photo(jpeg).groups) == lay
+
+
+@pytest.mark.parametrize(
+    "part_prob, whole_prob, neighbour, expected",
+    [
+        (0.6, 0.9, False, "R12"),  # an unsure 2 whose box grown left reads as a sure 12
+        (0.95, 0.9, False, "R2"),  # a sure 2 is a 2
+        (0.6, 0.5, False, "R2"),  # the grown box is not sure of the 12 either
+        (0.6, 0.9, True, "R2"),  # the grown box takes in a neighbour's index
+    ],
+)
+def test_a_two_digit_index_boxed_by_one_digit_is_read_whole(
+    monkeypatch: pytest.MonkeyPatch, part_prob: float, whole_prob: float, neighbour: bool, expected: str
+) -> None:
+    """vision.reader.WHOLE: an unsure reading of a digit of a two-digit figure in its colour (the 2 of an R12 whose
+    box starts at the 2) is read again grown left and right by WHOLE of its height; the two-digit card is taken,
+    with the grown box, where the classifier is at least WHOLE_MIN_PROB sure of it and no other card's index lies
+    in the grown box."""
+    from vision import reader
+    from vision.crops import CLASS_CARDS, CLASS_OF
+    from vision.detections import Detections
+
+    r2, r12, b5 = parse_cards("R2 R12 B5")
+    assert reader.WHOLE_SURE <= 0.95 and reader.WHOLE_SURE > 0.6
+    assert reader.WHOLE_MIN_PROB <= 0.9 and reader.WHOLE_MIN_PROB > 0.5
+    part = (100.0, 10.0, 130.0, 50.0)  # the 2 of the R12; its 1 lies left of the box
+    left = (100.0 - reader.WHOLE * 40, 10.0, 130.0, 50.0)
+    beside = (76.0, 10.0, 96.0, 50.0) if neighbour else (0.0, 10.0, 30.0, 50.0)
+
+    class Fake(_AsItCame):
+        def detect(self, img: np.ndarray, first: Detections | None = None) -> Detections:
+            return Detections.from_boxes([beside, part], [0.9, 0.9])
+
+        def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
+            p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
+            for row, box in zip(p, boxes, strict=True):
+                card, prob = {part: (r2, part_prob), beside: (b5, 0.95)}.get(box, (None, 0.0))
+                if box == pytest.approx(left):
+                    card, prob = r12, whole_prob
+                if card is not None:
+                    row[CLASS_OF[card]] = prob
+                row[-1] = 1 - prob
+            return p
+
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: Fake())
+    got = read_image(np.zeros((100, 200, 3), np.uint8))
+    assert [str(c.card) for c in got.cards] == ["B5", expected]
+    assert got.cards[1].box == (tuple(round(v) for v in left) if expected == "R12" else part)
 
 
 @pytest.mark.parametrize("gap_prob, expected", [(0.9, "R1 R2 R3 R4 R5 R6"), (0.3, "R1 R2 R3 R5 R6")])
