@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -323,7 +323,7 @@ def _read_whole(
             alone = not (inside[m][cards != i] > WHOLE_OVERLAP).any()
             if whole in WHOLES[int(k[i])] and sure >= WHOLE_MIN_PROB and sure > best and alone:
                 best, xyxy[i], out[i] = sure, grown[m], rows[m]
-    return Detections(xyxy, dets.confidence, dets.class_id, dets.data), out
+    return replace(dets, xyxy=xyxy), out
 
 
 # A fan whose step is about twice its usual one somewhere has a card there whose index the detector missed
