@@ -41,10 +41,19 @@ def _families(names: tuple[str, ...] | None) -> tuple[Family, ...] | None:
 
 def _one(
     args: tuple[
-        int, str, str, bool, float | None, tuple[str, ...] | None, float | None, float | None, float | None
+        int,
+        str,
+        str,
+        bool,
+        float | None,
+        tuple[str, ...] | None,
+        float | None,
+        float | None,
+        float | None,
+        float | None,
     ],
 ) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour, loose = args
+    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour, loose, lone = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
     scene = make_scene(
         seed,
@@ -54,6 +63,7 @@ def _one(
         bold_tables=bold_tables,
         recolour=recolour,
         loose=loose,
+        lone=lone,
     )
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
@@ -159,9 +169,10 @@ def write_split(
     bold_tables: float | None = None,
     recolour: float | None = None,
     loose: float | None = None,
+    lone: float | None = None,
 ) -> None:
     """Render ``seeds`` of one split into ``root`` (``split_name`` in train/val/heldout/dev); ``hands``,
-    ``families``, ``bold_tables``, ``recolour`` and ``loose`` as in ``vision.scene.make_scene``."""
+    ``families``, ``bold_tables``, ``recolour``, ``loose`` and ``lone`` as in ``vision.scene.make_scene``."""
     img_dir = root / "images" / split_name
     lab_dir = root / "labels" / split_name
     img_dir.mkdir(parents=True, exist_ok=True)
@@ -180,6 +191,7 @@ def write_split(
             bold_tables,
             recolour,
             loose,
+            lone,
         )
         for s in seeds
     ]
@@ -218,10 +230,11 @@ def write_dataset(
     bold_tables: float | None = None,
     recolour: float | None = None,
     loose: float | None = None,
+    lone: float | None = None,
 ) -> Path:
     """Render a full data set and its ``data.yaml``; returns the path of ``data.yaml``. ``hands``, ``families``,
-    ``bold_tables``, ``recolour`` and ``loose`` (as in ``vision.scene.make_scene``) apply to the training pools' scenes;
-    held-out scenes are always drawn as they always were."""
+    ``bold_tables``, ``recolour``, ``loose`` and ``lone`` (as in ``vision.scene.make_scene``) apply to the training
+    pools' scenes; held-out scenes are always drawn as they always were."""
     root.mkdir(parents=True, exist_ok=True)
     base = seed * 1_000_000
     starts = {
@@ -242,6 +255,7 @@ def write_dataset(
                 bold_tables=bold_tables if name != "heldout" else None,
                 recolour=recolour if name != "heldout" else None,
                 loose=loose if name != "heldout" else None,
+                lone=lone if name != "heldout" else None,
             )
     data = root / "data.yaml"
     data.write_text(

@@ -284,6 +284,10 @@ def _one_design(design: Design) -> Callable[[], Design]:
 # further askew were rare in training, and the detector missed many of them (models/TRAINING-HISTORY.md, "Loose
 # cards lying askew").
 LOOSE_EXTRA, LOOSE_TILT = (2, 5), 45.0
+# Lone cards laid nearly upright where ``make_scene``'s ``lone`` asks: how many (a range, the end excluded) and how
+# far each may turn. A card lying alone was missed far more often than the same faces in a row, upright or not
+# (models/TRAINING-HISTORY.md, "Where fully visible cards are lost"), and most scenes show none or one.
+LONE_EXTRA, LONE_TILT = (3, 7), 10.0
 HAND_RATE = 0.12  # how often a scene tries to show a hand held in a fan, unless ``hands`` says otherwise
 
 
@@ -319,6 +323,7 @@ def make_scene(
     bold_tables: float | None = None,
     recolour: float | None = None,
     loose: float | None = None,
+    lone: float | None = None,
 ) -> Scene:
     """Render scene number ``seed`` of a split; the same seed always gives the same scene.
 
@@ -342,6 +347,9 @@ def make_scene(
     ``loose`` is the chance that a training or dev scene also throws ``LOOSE_EXTRA`` loose cards turned up to
     ``LOOSE_TILT`` either way, as a card dropped on the table lies; ``None`` draws nothing for it. Held-out scenes
     keep their own draw.
+
+    ``lone`` is the chance that a training or dev scene also lays ``LONE_EXTRA`` cards alone, each turned up to
+    ``LONE_TILT`` either way, where they fit; ``None`` draws nothing for it. Held-out scenes keep their own draw.
     """
     if deck is not None and families is not None:
         raise ValueError("a scene draws its cards from one deck or from design families, not both")
@@ -373,6 +381,8 @@ def make_scene(
     _lay_loose_cards(table, rng, cw, scale)
     if loose is not None and split is not Split.HELDOUT and rng.random() < loose:
         _lay_loose_cards(table, rng, cw, scale, count=int(rng.integers(*LOOSE_EXTRA)), tilt=LOOSE_TILT)
+    if lone is not None and split is not Split.HELDOUT and rng.random() < lone:
+        _lay_loose_cards(table, rng, cw, scale, count=int(rng.integers(*LONE_EXTRA)), tilt=LONE_TILT)
     if rng.random() < (HAND_RATE if hands is None else hands):
         _lay_hand(table, rng, cw, scale, tries=1 if hands is None else 20)
     written = _lay_objects(canvas, cam, table, rng)

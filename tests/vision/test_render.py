@@ -27,6 +27,8 @@ from vision.render import (
 from vision.scene import (
     BOLD_TEXTURES,
     HELDOUT_TEXTURES,
+    LONE_EXTRA,
+    LONE_TILT,
     LOOSE_EXTRA,
     LOOSE_TILT,
     TRAIN_TEXTURES,
@@ -204,6 +206,33 @@ def test_loose_throws_cards_further_askew_and_leaves_the_scenes_of_record_alone(
     # Further askew than the usual draw and the camera together ever turn a card (25 + 9 degrees).
     assert max(askew) > 34
     assert max(askew) <= LOOSE_TILT + 10
+
+
+def test_lone_lays_more_cards_alone_nearly_upright_and_leaves_the_scenes_of_record_alone() -> None:
+    """``lone`` lays more cards alone, each its own group and turned at most ``LONE_TILT`` degrees (plus the
+    camera's few): players lay a hit or a Skip beside their phases, and a lone card was missed far more often
+    than the same faces in a row (issue 17, part 1, "more of your own"). Its labels mark indexes that are there;
+    held-out scenes keep their own draw."""
+    plain_lone, laid_lone = 0, 0
+    for seed in range(12):
+        # No hand: it is planned after the lone cards, so the groups before them are the plain scene's.
+        plain = make_scene(43_000 + seed, hands=0.0, loose=0.5)
+        laid = make_scene(43_000 + seed, hands=0.0, loose=0.5, lone=1.0)
+        plain_lone += sum(len(g) == 1 for g in plain.groups)
+        laid_lone += sum(len(g) == 1 for g in laid.groups)
+        assert laid.groups[: len(plain.groups)] == plain.groups
+        extra = [pc for pc in laid.cards if pc.group >= len(plain.groups)]
+        assert all(len(laid.groups[pc.group]) == 1 for pc in extra)  # none where the table is full
+        # Nearly upright: the draw's turn and the camera's few degrees (a card upside down folds onto upright).
+        assert all(pc.askew() <= LONE_TILT + 10 for pc in extra)
+        for pc in extra:
+            if pc.visible:
+                x1, y1, x2, y2 = pc.box
+                centre = ((x1 + x2) / 2, (y1 + y2) / 2)
+                assert cv2.pointPolygonTest(pc.outline.astype(np.float32), centre, False) >= 0, pc.card
+        held = make_scene(43_000 + seed, Split.HELDOUT, lone=1.0)
+        assert np.array_equal(held.image, make_scene(43_000 + seed, Split.HELDOUT).image)
+    assert laid_lone >= plain_lone + 12 * LONE_EXTRA[0] // 2
 
 
 def test_dev_designs_are_neither_training_nor_held_out_ones() -> None:
