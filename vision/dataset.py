@@ -20,6 +20,7 @@ import json
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -40,31 +41,13 @@ def _families(names: tuple[str, ...] | None) -> tuple[Family, ...] | None:
 
 
 def _one(
-    args: tuple[
-        int,
-        str,
-        str,
-        bool,
-        float | None,
-        tuple[str, ...] | None,
-        float | None,
-        float | None,
-        float | None,
-        float | None,
-    ],
+    args: tuple[int, str, str, bool, dict[str, Any]],
 ) -> tuple[str, list[list[str]], np.ndarray, np.ndarray]:
-    seed, split_name, out_dir, with_crops, hands, families, bold_tables, recolour, loose, lone = args
+    """Render and write one scene: its seed, pool, folder, whether to cut crops, and ``make_scene``'s keyword
+    options (the families by name, so that a job pickles plainly)."""
+    seed, split_name, out_dir, with_crops, options = args
     split = Split(split_name)  # a pool's name: train, heldout or dev
-    scene = make_scene(
-        seed,
-        split,
-        hands=hands,
-        families=_families(families),
-        bold_tables=bold_tables,
-        recolour=recolour,
-        loose=loose,
-        lone=lone,
-    )
+    scene = make_scene(seed, split, **{**options, "families": _families(options["families"])})
     name = f"{split_name}_{seed:06d}"
     img_dir = Path(out_dir) / "images"
     lab_dir = Path(out_dir) / "labels"
@@ -180,21 +163,16 @@ def write_split(
     # Train and val share the training pools but not seeds; held-out and dev have their own pools and seed streams.
     pool_name = Split.TRAIN.value if split_name == "val" else Split(split_name).value
     names = None if families is None else tuple(f.value for f in families)
-    jobs = [
-        (
-            s,
-            pool_name,
-            str(root / "_tmp" / split_name),
-            with_crops,
-            hands,
-            names,
-            bold_tables,
-            recolour,
-            loose,
-            lone,
-        )
-        for s in seeds
-    ]
+    # One mapping for every job: each of make_scene's options is named once, here and in its signature.
+    options: dict[str, Any] = {
+        "hands": hands,
+        "families": names,
+        "bold_tables": bold_tables,
+        "recolour": recolour,
+        "loose": loose,
+        "lone": lone,
+    }
+    jobs = [(s, pool_name, str(root / "_tmp" / split_name), with_crops, options) for s in seeds]
     (root / "_tmp" / split_name / "images").mkdir(parents=True, exist_ok=True)
     (root / "_tmp" / split_name / "labels").mkdir(parents=True, exist_ok=True)
     truth: dict[str, list[list[str]]] = {}
