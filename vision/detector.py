@@ -40,6 +40,10 @@ DYNAMIC_DETECTOR_FILE = "card-index-dynamic.onnx"
 INT8_CLASSIFIER_FILE = "index-classifier-int8.onnx"
 
 DET_CONF = 0.25
+# The first look also keeps its boxes scored from WEAK_CONF up to DET_CONF, apart from the others: mostly nothing,
+# now and then the index of a card whose face the detector knows less well (a lone card of an unfamiliar kind of
+# face), which the reader takes where the classifier is sure of it (vision.reader, "weak boxes").
+WEAK_CONF = 0.03
 NMS_IOU = 0.5
 MIN_CARD_PROB = 0.35  # chosen on the validation scenes (training designs), not on the held-out set
 # A reading is kept only when detector score x classifier probability reaches this: a box the detector half
@@ -310,12 +314,13 @@ class Models:
         """The classifier runs with 8-bit weights and activations."""
         return self.engine.int8
 
-    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]:
+    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections, Detections]]:
         """The turn (clockwise degrees) that sets the cards of ``img`` upright (``TURNS``), ``img`` turned so,
-        and its index boxes (``detect``'s, strongest first); then the same for the turn opposite it where that
-        was looked at and its boxes are a rival (``RIVAL_SHARE``): the ways up that only reading the cards can
-        tell apart (``vision.reader``)."""
-        looks = {turn: [self.look(turned(img, turn))] for turn in TURNS[:2]}
+        its index boxes (``detect``'s, strongest first) and its first look's weak boxes (``first_look``); then
+        the same for the turn opposite it where that was looked at and its boxes are a rival (``RIVAL_SHARE``):
+        the ways up that only reading the cards can tell apart (``vision.reader``)."""
+        firsts = {turn: self.first_look(turned(img, turn)) for turn in TURNS[:2]}
+        looks = {turn: [sure] for turn, (sure, _) in firsts.items()}
         # Judged with the shrunk looks only where every first look may be a close-up: where one is not, that
         # look finds the cards (a photo's wrong way up always finds few, so it would take one on every photo).
         sized = all(close_up(first, max(img.shape[:2])) for first, *_ in looks.values())
@@ -351,12 +356,16 @@ class Models:
         for turn in ways:
             image = turned(img, turn)
             chosen = looks[turn] if sized else self.sized_looks(image, looks[turn][0])
-            out.append((turn, image, self.detect(image, chosen)))
+            weak = firsts[turn][1] if turn in firsts else Detections.empty()
+            out.append((turn, image, self.detect(image, chosen), weak))
         return out
 
-    def other_ways(self, img: Image, tried: Collection[int]) -> list[tuple[int, Image, Detections]]:
+    def other_ways(
+        self, img: Image, tried: Collection[int]
+    ) -> list[tuple[int, Image, Detections, Detections]]:
         """The turns of ``img`` other than ``tried`` whose looks are sure of an index (``CLOSE_UP_SURE``), surest
-        sum first, each as ``ways_up`` gives a way: for a photo whose chosen ways read no card at all."""
+        sum first, each as ``ways_up`` gives a way (without weak boxes): for a photo whose chosen ways read no
+        card at all."""
         out = []
         for turn in TURNS:
             if turn in tried:
@@ -367,11 +376,19 @@ class Models:
             if _sure(found):
                 out.append((float(found.confidence.sum()), turn, image, looks))
         out.sort(key=lambda way: -way[0])
-        return [(turn, image, self.detect(image, looks)) for _, turn, image, looks in out]
+        return [(turn, image, self.detect(image, looks), Detections.empty()) for _, turn, image, looks in out]
 
     def look(self, img: Image) -> Detections:
         """The detector's first look at ``img``: the photo filling the input."""
         return self._look(img, 1.0, margin=0)
+
+    def first_look(self, img: Image) -> tuple[Detections, Detections]:
+        """``look``'s boxes, and apart from them the weak boxes of the same look: those scored from ``WEAK_CONF``
+        up to ``DET_CONF``. The NMS keeps the same boxes of the first kind either way: a weaker box never
+        suppresses a stronger one."""
+        every = self._look(img, 1.0, margin=0, floor=WEAK_CONF)
+        sure = every.confidence >= DET_CONF
+        return every[sure], every[~sure]
 
     def sized_looks(self, img: Image, first: Detections | None = None) -> list[Detections]:
         """The first look at ``img`` (``first`` where it was taken already), and the shrunk look's large boxes
@@ -397,13 +414,13 @@ class Models:
             looks = [first, enlarged[enlarged.height < CLOSE_UP_HEIGHT * long_side]]
         return _merged(looks)
 
-    def _look(self, img: Image, fill: float, margin: int) -> Detections:
-        """The detector's boxes with the photo filling ``fill`` of the input."""
+    def _look(self, img: Image, fill: float, margin: int, floor: float = DET_CONF) -> Detections:
+        """The detector's boxes scored at least ``floor`` with the photo filling ``fill`` of the input."""
         if self.engine.any_size:
             boxed, r, pad = fit_input(img, self.imgsz, fill, margin)
-            return decode_maps(self.engine.run_detector(to_blob(boxed)), boxed.shape[0], r, pad)
+            return decode_maps(self.engine.run_detector(to_blob(boxed)), boxed.shape[0], r, pad, floor)
         boxed, r, pad = letterbox(img, self.imgsz, fill)
-        return decode_yolo(self.engine.run_detector(to_blob(boxed))[0], r, pad)
+        return decode_yolo(self.engine.run_detector(to_blob(boxed))[0], r, pad, floor)
 
     def classify(self, img: Image, boxes: Sequence[Box] | Floats) -> NDArray[np.float32]:
         """Class probabilities (len(boxes) x classes) for the index crops at ``boxes``: the plain crop of each,

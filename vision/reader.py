@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from companion.rules.cards import Card
 from vision.crops import CLASS_CARDS, NONE_CLASS, Image
 from vision.decode import DEFAULT_MAX_PIXELS, BadImageError, decode, read_bytes
-from vision.detections import Box, Detections, overlaps, shared_fraction
+from vision.detections import Box, Detections, box_iou, overlaps, shared_fraction
 from vision.detector import card_classes, get_models, unturned_box
 from vision.inference import Runtime
 from vision.layout import gap_boxes, group_boxes
@@ -87,31 +87,36 @@ class PhotoReading:
 class CardModels(Protocol):
     """What the reader asks of the models (``vision.detector.Models``)."""
 
-    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections]]: ...
+    def ways_up(self, img: Image) -> list[tuple[int, Image, Detections, Detections]]: ...
 
-    def other_ways(self, img: Image, tried: Collection[int]) -> list[tuple[int, Image, Detections]]: ...
+    def other_ways(
+        self, img: Image, tried: Collection[int]
+    ) -> list[tuple[int, Image, Detections, Detections]]: ...
 
     def classify(self, img: Image, boxes: list[Box]) -> NDArray[np.float32]: ...
 
 
-def _read_way(models: CardModels, turn: int, image: Image, dets: Detections) -> _Way:
-    """The cards of one way up: ``dets`` (the index boxes of ``image``, the photo turned ``turn``) classified."""
+def _read_way(models: CardModels, turn: int, image: Image, dets: Detections, weak: Detections) -> _Way:
+    """The cards of one way up: ``dets`` (the index boxes of ``image``, the photo turned ``turn``) classified;
+    ``weak``, the first look's weak boxes, kept for later."""
     probs = _read_grown(image, models, dets, models.classify(image, dets.boxes()))
     dets, probs = _read_whole(image, models, dets, probs)
     k, prob = card_classes(probs, dets.confidence)
     named = dets.with_classes(k, dets.confidence * prob)
     readings = _drop_split_indexes(named[k != NONE_CLASS])
-    return _Way(turn, image, readings, group_boxes(readings.xyxy))
+    return _Way(turn, image, readings, group_boxes(readings.xyxy), weak)
 
 
 @dataclass(slots=True)
 class _Way:
-    """The cards read with the photo turned ``turn`` degrees (``image``), before the gaps are looked into."""
+    """The cards read with the photo turned ``turn`` degrees (``image``), before the gaps and the weak boxes
+    (``weak``) are looked into."""
 
     turn: int
     image: Image
     readings: Detections
     order: list[list[int]]
+    weak: Detections
 
 
 def read_image(
@@ -137,8 +142,8 @@ def read_image(
         tl = time.perf_counter()
         others = models.other_ways(image, tried)
         td += time.perf_counter() - tl  # the other turns' looks count as the detector's time
-        for turn, turned_image, dets in others:
-            other = _read_way(models, turn, turned_image, dets)
+        for other_way in others:
+            other = _read_way(models, *other_way)
             if len(other.readings):
                 way = other
                 break
@@ -147,9 +152,13 @@ def read_image(
     readings, order = _drop_far_twins(way.readings, way.order)
     tg = time.perf_counter()
     found = _read_gaps(way.image, models, readings, order)
+    if len(found):
+        readings = Detections.merge([readings, found])
+    found = _read_weak(way.image, models, readings, way.weak)
     gap_time = time.perf_counter() - tg  # the classifier's, so counted as inference
     if len(found):
         readings = Detections.merge([readings, found])
+    if len(readings) != sum(map(len, order)):
         order = group_boxes(readings.xyxy)
     cards, groups = _in_table_order(readings, order, scale, way.turn, way.image.shape[1], way.image.shape[0])
     t2 = time.perf_counter()
@@ -340,6 +349,41 @@ def _read_gaps(image: Image, models: CardModels, readings: Detections, order: li
     k, prob = card_classes(models.classify(image, boxes), np.full(len(boxes), GAP_SCORE))
     found = Detections.from_boxes(boxes, np.zeros(len(boxes))).with_classes(k, GAP_SCORE * prob)
     return found[(k != NONE_CLASS) & (prob >= GAP_MIN_PROB)]
+
+
+# The weak boxes of the first look (vision.detector.WEAK_CONF up to DET_CONF) that overlap no reading (IoU over
+# WEAK_APART) are read too, and a card the classifier is at least WEAK_MIN_PROB sure of is taken, with the detector's
+# own score times that as its confidence (under MIN_CARD_CONF: the app marks it for the player to check). Most such
+# sure readings are the second index of a card already read (a four-corner deck's top right, a card's other end), so
+# one is not taken where a reading of the same card lies on its row (sharing more than half the smaller box's height)
+# within WEAK_TWIN box heights across. What that gained is in models/MODEL_CARD.md ("Weak boxes").
+WEAK_APART = 0.2
+WEAK_MIN_PROB = 0.9
+WEAK_TWIN = 6.0
+
+
+def _read_weak(image: Image, models: CardModels, readings: Detections, weak: Detections) -> Detections:
+    """The cards read surely from ``weak`` boxes that neither overlap ``readings`` nor repeat one on its row."""
+    if len(readings):
+        weak = weak[np.asarray((box_iou(weak.xyxy, readings.xyxy) <= WEAK_APART).all(axis=1), bool)]
+    if not len(weak):
+        return Detections.empty().with_classes([], [])
+    k, prob = card_classes(models.classify(image, weak.boxes()), np.ones(len(weak)))
+    sure = (k != NONE_CLASS) & (prob >= WEAK_MIN_PROB)
+    assert readings.class_id is not None
+    tall = shared_fraction(weak.xyxy, readings.xyxy, 1)
+    across = np.abs(_centres(weak.xyxy)[:, None] - _centres(readings.xyxy)[None, :])
+    twin = (
+        (k[:, None] == readings.class_id[None, :])
+        & (tall > 0.5)
+        & (across < WEAK_TWIN * weak.height[:, None])
+    )
+    keep = sure & ~twin.any(axis=1)
+    return weak.with_classes(k, weak.confidence * prob)[keep]
+
+
+def _centres(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
+    return np.asarray((xyxy[:, 0] + xyxy[:, 2]) / 2, np.float64)
 
 
 # Two boxes that read the same card and share most of their width on one row are one index the detector saw

@@ -24,10 +24,12 @@ FLOOR = 0.8
 class _AsItCame:
     """A fake's models read the photo the way it came (no turn); each fake has its own ``detect``."""
 
-    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
-        return [(0, img, self.detect(img))]  # type: ignore[attr-defined]
+    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections, Detections]]:
+        return [(0, img, self.detect(img), Detections.empty())]  # type: ignore[attr-defined]
 
-    def other_ways(self, img: np.ndarray, tried: object) -> list[tuple[int, np.ndarray, Detections]]:
+    def other_ways(
+        self, img: np.ndarray, tried: object
+    ) -> list[tuple[int, np.ndarray, Detections, Detections]]:
         return []
 
 
@@ -294,9 +296,10 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
 
         imgsz = 640
         look = detector.Models.look
+        first_look = detector.Models.first_look
         sized_looks = detector.Models.sized_looks
 
-        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+        def _look(self, img: np.ndarray, fill: float, margin: int, floor: float = 0.25) -> Detections:
             turn, first = int(img[0, 0]), fill == 1.0
             if first:
                 seen.append(turn)
@@ -312,7 +315,7 @@ def test_the_photo_is_read_the_way_its_looks_find_the_most_indexes(
 
     # Each look sees which turn it is; the photo's long side makes a first look's boxes small.
     monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
-    turn, image, found = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))[0]  # type: ignore[arg-type]
+    turn, image, found, _ = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))[0]  # type: ignore[arg-type]
     assert (turn, int(image[0, 0]), seen) == (expected, expected, looked)
     assert sorted(found.confidence.tolist()) == sorted(c for look in scores[expected] for c in look)
 
@@ -571,6 +574,55 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
         assert got.cards[3].box == (120, 10, 150, 50)
 
 
+def test_a_weak_box_is_read_where_the_classifier_is_sure_unless_it_repeats_a_card_on_its_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vision.reader._read_weak: a box the first look scored under DET_CONF (down to WEAK_CONF) that overlaps no
+    reading is taken where the classifier is at least WEAK_MIN_PROB sure of a card, its confidence the detector's
+    score times that; not where the classifier is less sure, where it overlaps a reading, nor where it reads the
+    card of a reading on its row within WEAK_TWIN box heights (a four-corner card's second index)."""
+    from vision import detector, reader
+    from vision.crops import CLASS_CARDS, CLASS_OF
+
+    assert detector.WEAK_CONF < detector.DET_CONF and 0.8 < reader.WEAK_MIN_PROB < 1
+    sure = [(0.0, 10.0, 30.0, 50.0), (40.0, 10.0, 70.0, 50.0)]  # a pair R3 G4, read
+    reads = {
+        sure[0]: ("R3", 0.99),
+        sure[1]: ("G4", 0.99),
+        (300.0, 200.0, 330.0, 240.0): ("Y9", 0.97),  # a lone card: taken
+        (400.0, 200.0, 430.0, 240.0): ("B2", 0.8),  # read unsure: left
+        (45.0, 12.0, 75.0, 52.0): ("B8", 0.99),  # on the G4's box: left
+        (120.0, 12.0, 150.0, 52.0): ("G4", 0.98),  # the G4 again on its row: left
+        (120.0, 300.0, 150.0, 340.0): ("G4", 0.98),  # a G4 on another row: taken
+    }
+    weak = list(reads)[2:]
+
+    class Fake(_AsItCame):
+        def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections, Detections]]:
+            return [
+                (
+                    0,
+                    img,
+                    Detections.from_boxes(sure, [0.9, 0.9]),
+                    Detections.from_boxes(weak, [0.2] * len(weak)),
+                )
+            ]
+
+        def classify(self, img: np.ndarray, boxes: list[tuple[float, ...]]) -> np.ndarray:
+            p = np.zeros((len(boxes), len(CLASS_CARDS)), np.float32)
+            for row, box in zip(p, boxes, strict=True):
+                card, prob = reads[tuple(float(v) for v in box)]  # type: ignore[index]
+                row[CLASS_OF[parse_cards(card)[0]]] = prob
+                row[-1] = 1 - prob
+            return p
+
+    monkeypatch.setattr(reader, "get_models", lambda runtime=None, models_dir=None: Fake())
+    got = read_image(np.zeros((400, 500, 3), np.uint8))
+    assert sorted(str(c.card) for c in got.cards) == ["G4", "G4", "R3", "Y9"]
+    taken = {str(c.card): c.confidence for c in got.cards if c.box[1] >= 200}
+    assert taken == pytest.approx({"Y9": 0.2 * 0.97, "G4": 0.2 * 0.98})
+
+
 def _fan(cards: str, xs: list[float], conf: float) -> tuple[list[tuple[float, ...]], list[Card], list[float]]:
     """A row of index boxes at ``xs`` (each 30 px wide, on one height) read as ``cards``."""
     return [(x, 10.0, x + 30, 50.0) for x in xs], parse_cards(cards), [conf] * len(xs)
@@ -588,17 +640,29 @@ class _TwoWays:
         self.ways = ways
         self.others = others  # the other turns' boxes, for other_ways; None: it must not be asked
 
-    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections]]:
+    def ways_up(self, img: np.ndarray) -> list[tuple[int, np.ndarray, Detections, Detections]]:
         return [
-            (turn, np.full((100, 400, 3), turn // 90, np.uint8), Detections.from_boxes(boxes, conf))
+            (
+                turn,
+                np.full((100, 400, 3), turn // 90, np.uint8),
+                Detections.from_boxes(boxes, conf),
+                Detections.empty(),
+            )
             for turn, (boxes, _, conf) in self.ways.items()
         ]
 
-    def other_ways(self, img: np.ndarray, tried: set[int]) -> list[tuple[int, np.ndarray, Detections]]:
+    def other_ways(
+        self, img: np.ndarray, tried: set[int]
+    ) -> list[tuple[int, np.ndarray, Detections, Detections]]:
         assert self.others is not None, "other turns asked for though a way up read a card"
         assert tried == set(self.ways)
         return [
-            (turn, np.full((100, 400, 3), turn // 90, np.uint8), Detections.from_boxes(boxes, conf))
+            (
+                turn,
+                np.full((100, 400, 3), turn // 90, np.uint8),
+                Detections.from_boxes(boxes, conf),
+                Detections.empty(),
+            )
             for turn, (boxes, _, conf) in self.others.items()
         ]
 
@@ -680,9 +744,10 @@ def _looks_scoring(scores: dict[int, list[float]]) -> type:
     class Looks:
         imgsz = 640
         look = detector.Models.look
+        first_look = detector.Models.first_look
         sized_looks = detector.Models.sized_looks
 
-        def _look(self, img: np.ndarray, fill: float, margin: int) -> Detections:
+        def _look(self, img: np.ndarray, fill: float, margin: int, floor: float = 0.25) -> Detections:
             conf = scores.get(int(img[0, 0]), [])
             return Detections.from_boxes(
                 [(20.0 * i, 0.0, 20.0 * i + 10, 10.0) for i in range(len(conf))], conf
@@ -723,8 +788,8 @@ def test_the_opposite_turn_is_read_too_where_its_looks_rival_the_chosen_ones(
     monkeypatch.setattr(detector, "turned", lambda img, turn: np.full((1, 10_000), turn, np.int32))
     Looks = _looks_scoring(scores)
     got = detector.Models.ways_up(Looks(), np.zeros((1, 10_000), np.int32))  # type: ignore[arg-type]
-    assert [turn for turn, image, _ in got] == ways
-    assert all(int(image[0, 0]) == turn for turn, image, _ in got)
+    assert [turn for turn, image, *_ in got] == ways
+    assert all(int(image[0, 0]) == turn for turn, image, *_ in got)
 
 
 def test_where_no_way_up_reads_a_card_the_next_surest_turn_that_reads_one_is_read(
@@ -766,12 +831,12 @@ def test_the_other_ways_are_the_untried_turns_sure_of_an_index_surest_first(
     Looks = _looks_scoring(scores)
     img = np.zeros((1, 10_000), np.int32)
     got = detector.Models.other_ways(Looks(), img, {0, 180})  # type: ignore[arg-type]
-    assert [turn for turn, _, _ in got] == [270, 90]
-    assert all(int(image[0, 0]) == turn for turn, image, _ in got)
-    assert [len(d) for _, _, d in got] == [2, 1]
+    assert [turn for turn, *_ in got] == [270, 90]
+    assert all(int(image[0, 0]) == turn for turn, image, *_ in got)
+    assert [len(d) for _, _, d, _ in got] == [2, 1]
     scores[90] = [0.45]  # boxes, but none sure: not a way up
     got = detector.Models.other_ways(Looks(), img, {0, 180})  # type: ignore[arg-type]
-    assert [turn for turn, _, _ in got] == [270]
+    assert [turn for turn, *_ in got] == [270]
 
 
 # --- the fast path: any-size detector, shrunk look for close-ups only, extra crop views for unsure crops -------
@@ -848,10 +913,10 @@ def test_the_shrunk_look_is_taken_only_for_close_ups(
     looks: list[float] = []
     real_look = m._look
 
-    def counted(img: np.ndarray, fill: float, margin: int) -> Detections:
+    def counted(img: np.ndarray, fill: float, margin: int, floor: float = detector.DET_CONF) -> Detections:
         if fill != 1.0:
             looks.append(fill)
-        return real_look(img, fill, margin)
+        return real_look(img, fill, margin, floor)
 
     monkeypatch.setattr(m, "_look", counted)
     monkeypatch.setattr(detector, "SMALL_INDEX", 0.0)  # the enlarged look has a test of its own
