@@ -355,15 +355,16 @@ def _read_gaps(image: Image, models: CardModels, readings: Detections, order: li
 # WEAK_APART) are read too, and a card the classifier is at least WEAK_MIN_PROB sure of is taken, with the detector's
 # own score times that as its confidence (under MIN_CARD_CONF: the app marks it for the player to check). Most such
 # sure readings are the second index of a card already read (a four-corner deck's top right, a card's other end), so
-# one is not taken where a reading of the same card lies on its row (sharing more than half the smaller box's height)
-# within WEAK_TWIN box heights across. What that gained is in models/MODEL_CARD.md ("Weak boxes").
+# one is not taken where a reading of the same card lies within WEAK_TWIN box heights of it, whichever way (a card
+# lying askew puts its top right off its top left's row). What that gained is in models/MODEL_CARD.md ("Weak
+# boxes").
 WEAK_APART = 0.2
 WEAK_MIN_PROB = 0.9
 WEAK_TWIN = 6.0
 
 
 def _read_weak(image: Image, models: CardModels, readings: Detections, weak: Detections) -> Detections:
-    """The cards read surely from ``weak`` boxes that neither overlap ``readings`` nor repeat one on its row."""
+    """The cards read surely from ``weak`` boxes that neither overlap ``readings`` nor repeat one nearby."""
     if len(readings):
         weak = weak[np.asarray((box_iou(weak.xyxy, readings.xyxy) <= WEAK_APART).all(axis=1), bool)]
     if not len(weak):
@@ -371,19 +372,15 @@ def _read_weak(image: Image, models: CardModels, readings: Detections, weak: Det
     k, prob = card_classes(models.classify(image, weak.boxes()), np.ones(len(weak)))
     sure = (k != NONE_CLASS) & (prob >= WEAK_MIN_PROB)
     assert readings.class_id is not None
-    tall = shared_fraction(weak.xyxy, readings.xyxy, 1)
-    across = np.abs(_centres(weak.xyxy)[:, None] - _centres(readings.xyxy)[None, :])
-    twin = (
-        (k[:, None] == readings.class_id[None, :])
-        & (tall > 0.5)
-        & (across < WEAK_TWIN * weak.height[:, None])
-    )
+    apart = np.linalg.norm(_centres(weak.xyxy)[:, None] - _centres(readings.xyxy)[None, :], axis=2)
+    twin = (k[:, None] == readings.class_id[None, :]) & (apart < WEAK_TWIN * weak.height[:, None])
     keep = sure & ~twin.any(axis=1)
     return weak.with_classes(k, weak.confidence * prob)[keep]
 
 
 def _centres(xyxy: NDArray[np.float64]) -> NDArray[np.float64]:
-    return np.asarray((xyxy[:, 0] + xyxy[:, 2]) / 2, np.float64)
+    """N x 2: each box's centre."""
+    return np.asarray((xyxy[:, :2] + xyxy[:, 2:]) / 2, np.float64)
 
 
 # Two boxes that read the same card and share most of their width on one row are one index the detector saw

@@ -574,13 +574,14 @@ def test_a_card_the_detector_missed_inside_a_fan_is_read_from_the_gap(
         assert got.cards[3].box == (120, 10, 150, 50)
 
 
-def test_a_weak_box_is_read_where_the_classifier_is_sure_unless_it_repeats_a_card_on_its_row(
+def test_a_weak_box_is_read_where_the_classifier_is_sure_unless_it_repeats_a_card_nearby(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """vision.reader._read_weak: a box the first look scored under DET_CONF (down to WEAK_CONF) that overlaps no
     reading is taken where the classifier is at least WEAK_MIN_PROB sure of a card, its confidence the detector's
     score times that; not where the classifier is less sure, where it overlaps a reading, nor where it reads the
-    card of a reading on its row within WEAK_TWIN box heights (a four-corner card's second index)."""
+    card of a reading within WEAK_TWIN box heights of it (a four-corner card's second index, on its row or off it
+    where the card lies askew)."""
     from vision import detector, reader
     from vision.crops import CLASS_CARDS, CLASS_OF
 
@@ -593,7 +594,8 @@ def test_a_weak_box_is_read_where_the_classifier_is_sure_unless_it_repeats_a_car
         (400.0, 200.0, 430.0, 240.0): ("B2", 0.8),  # read unsure: left
         (45.0, 12.0, 75.0, 52.0): ("B8", 0.99),  # on the G4's box: left
         (120.0, 12.0, 150.0, 52.0): ("G4", 0.98),  # the G4 again on its row: left
-        (120.0, 300.0, 150.0, 340.0): ("G4", 0.98),  # a G4 on another row: taken
+        (110.0, 40.0, 140.0, 80.0): ("G4", 0.98),  # the G4 again, off its row but near (askew): left
+        (120.0, 300.0, 150.0, 340.0): ("G4", 0.98),  # a G4 further off: taken
     }
     weak = list(reads)[2:]
 
