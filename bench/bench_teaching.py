@@ -7,8 +7,8 @@ shipped models, then the deck is taught (``vision.teach.teach``, the time it too
 scenes are read with the deck's models.
 
     python bench/bench_teaching.py [--family tabbed] [--scenes 100] [--minutes 15] [--threads 2] [--seed 0]
-        [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--detector-lr LR]
-        [--keep-detector | --teach-detector] [--photos red,blue,green,yellow,specials]
+        [--base DIR] [--kept N] [--dev] [--bold-tables P] [--render-share S] [--classifier-share S]
+        [--detector-lr LR] [--keep-detector | --teach-detector] [--photos red,blue,green,yellow,specials]
 
 ``--photos`` teaches from some of the five photos only (the colours named, ``specials`` the Wilds and Skips), as
 a group does that photographs fewer: the cards of the others are then drawn in the deck's measured look, and the
@@ -28,7 +28,7 @@ of the kept photos is told apart from the gain of more time.
 
 ``--dev`` reads scenes at seeds 870 000 on instead, to choose between ways of teaching (``--bold-tables``, the
 share of rendered teaching scenes on printed cloths; ``--render-share``, the share of its time spent rendering;
-``--detector-lr``, the taught detector's learning rate)
+``--classifier-share``, the share training the classifier; ``--detector-lr``, the taught detector's learning rate)
 without reading the scenes of record. The detector is taught as ``phase10 deck teach`` teaches it: a deck with
 its index twice at the top (``vision.teach.index_twice``) has it taught where the machine's pace gives it
 ``vision.teach.DETECTOR_FEWEST_BATCHES`` batches, and kept otherwise, any other deck however few it gets;
@@ -57,6 +57,24 @@ FIRST_SEED = 750_000
 KEPT_SEED = 760_000
 # Teaching dev scenes (``--dev``): for choosing how to teach without reading the scenes of record.
 DEV_SEED = 870_000
+
+
+def _pace(batch_ends: list[float]) -> str:
+    """The taught detector's seconds a batch: over the batches after the first that teaching measures its pace
+    by (``vision.teach.DETECTOR_PACE_BATCHES``), and over those after them, medians."""
+    import numpy as np
+
+    from vision.teach import DETECTOR_PACE_BATCHES
+
+    gaps = np.diff(batch_ends)
+    first, rest = gaps[:DETECTOR_PACE_BATCHES], gaps[DETECTOR_PACE_BATCHES:]
+    if not len(first):
+        return "detector pace: no batch timed"
+    later = f"{np.median(rest):.2f} s over the {len(rest)} after them" if len(rest) else "no batch after them"
+    return (
+        f"detector pace: {np.median(first):.2f} s a batch over the {len(first)} batches after the first, "
+        f"{later} (medians)"
+    )
 
 
 def _design(family: str, seed: int) -> Any:
@@ -179,6 +197,12 @@ def main() -> None:
     ap.add_argument(
         "--render-share", type=float, default=None, help="share of the teaching time spent rendering"
     )
+    ap.add_argument(
+        "--classifier-share",
+        type=float,
+        default=None,
+        help="share of the teaching time training the classifier",
+    )
     ap.add_argument("--detector-lr", type=float, default=None, help="the taught detector's learning rate")
     add_detector_options(ap)
     ap.add_argument(
@@ -194,6 +218,7 @@ def main() -> None:
     from vision.detector import MODELS_DIR
     from vision.teach import (
         BOLD_TABLES,
+        CLASSIFIER_SHARE,
         DETECTOR_FEWEST_BATCHES,
         DETECTOR_LR,
         RENDER_SHARE,
@@ -205,6 +230,7 @@ def main() -> None:
     first = DEV_SEED if args.dev else FIRST_SEED
     bold = BOLD_TABLES if args.bold_tables is None else args.bold_tables
     share = RENDER_SHARE if args.render_share is None else args.render_share
+    cls_share = CLASSIFIER_SHARE if args.classifier_share is None else args.classifier_share
     lr = DETECTOR_LR if args.detector_lr is None else args.detector_lr
 
     design = _design(args.family, args.seed)
@@ -213,7 +239,7 @@ def main() -> None:
         f"deck: family {args.family}, design {args.seed} (corner {design.corner_style}, face {design.face}, "
         f"centre {design.centre_style}, Wild {design.wild_mark}, Skip {design.skip_mark}); {args.scenes} scenes "
         f"drawn with it alone, held-out tables, seeds {first}+; {bold:g} of teaching scenes on printed cloths, "
-        f"{share:g} of the time rendering, "
+        f"{share:g} of the time rendering, {cls_share:g} training the classifier, "
         + {
             True: "the base detector kept",
             False: f"the detector learning at {lr:g}",
@@ -236,15 +262,23 @@ def main() -> None:
     shipped, shipped_untaught = _tally(base, scenes, untaught)
     decks = args.keep or Path(tempfile.mkdtemp(prefix="bench-decks-"))
     t0 = time.monotonic()
+    batch_ends: list[float] = []
+
+    def progress(stage: str, done: int, total: int) -> None:
+        if stage == "detector" and done > len(batch_ends):
+            batch_ends.append(time.monotonic())
+
     folder = teach(
         decks,
         f"bench-{args.family}",
         photos,
         minutes=args.minutes,
+        progress=progress,
         threads=args.threads,
         base_models=base,
         bold_tables=bold,
         render_share=share,
+        classifier_share=cls_share,
         detector_lr=lr,
         keep_detector=args.keep_detector,
     )
@@ -255,6 +289,7 @@ def main() -> None:
     print(TABLE_HEAD)
     print(_row("shipped" if args.base is None else f"{args.base} (before teaching)", shipped))
     print(_row(f"taught from {len(photos)} photos", taught))
+    print(_pace(batch_ends))
     if untaught:
         left = ", ".join(name for name in PHOTO_SETS if name not in chosen)
         print(f"\nthe cards of the photos not taught ({left}) alone:")

@@ -1521,10 +1521,12 @@ class Plan:
 
 
 # Shares of the time left after the fixed costs, and what those cost. Rendering feeds both models; the
-# detector, fine-tuned at its full input size, needs the most time per picture. It gets one pass over what is
-# rendered, cut off at its deadline: rendering less only made that pass end early and teaching finish sooner, with
-# the same cards read (models/TRAINING-HISTORY.md, "A smaller render share while teaching").
-RENDER_SHARE, _CLASSIFIER_SHARE = 0.27, 0.23
+# detector, fine-tuned at its full input size, needs the most time per picture, and its batches are what the time
+# buys. It gets one pass over what is rendered, cut off at its deadline. The classifier reads a deck's own faces
+# well after a part of the crops it was given, so its time went to the detector; rendering then draws about as many
+# pictures as the detector's pass can take, and the pass may end before its deadline, teaching with it (models/
+# TRAINING-HISTORY.md, "A smaller render share while teaching" and "More of the teaching time to the detector").
+RENDER_SHARE, CLASSIFIER_SHARE = 0.15, 0.15
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
 # What the detector still does after its last batch: Ultralytics validates at the end of the pass and again on the
 # best weights, then the weights are exported. Its batches end this many seconds before the time kept for saving,
@@ -1551,16 +1553,21 @@ DETECTOR_LR = FINE_TUNE_LR
 _DETECTOR_IMGSZ = 640
 
 
-def plan(seconds: float, scene_seconds: float, render_share: float = RENDER_SHARE) -> Plan:
+def plan(
+    seconds: float,
+    scene_seconds: float,
+    render_share: float = RENDER_SHARE,
+    classifier_share: float = CLASSIFIER_SHARE,
+) -> Plan:
     """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core;
-    ``render_share`` of the time left after the fixed costs renders, and what rendering does not take goes to
-    the detector, which trains last. A deck that keeps its detector ends where the detector would start: given
+    ``render_share`` of the time left after the fixed costs renders, ``classifier_share`` of it trains the
+    classifier, and what those do not take goes to the detector, which trains last. A deck that keeps its detector ends where the detector would start: given
     the detector's time too, its classifier read the decks measured no better (models/TRAINING-HISTORY.md, "What
     a half-taught detector gets wrong")."""
     left = max(seconds - _DETECTOR_OVERHEAD - _SAVING - 2, 0.0)
     return Plan(
         render_until=render_share * left,
-        classifier_seconds=_CLASSIFIER_SHARE * left,
+        classifier_seconds=classifier_share * left,
         detector_until=seconds - _SAVING - DETECTOR_FINISH,
         val_scenes=8 if seconds < 300 else 16,
         min_scenes=6,
@@ -1860,6 +1867,7 @@ def teach(
     kept: Path | None = None,
     bold_tables: float = BOLD_TABLES,
     render_share: float = RENDER_SHARE,
+    classifier_share: float = CLASSIFIER_SHARE,
     detector_lr: float = DETECTOR_LR,
     keep_detector: bool | None = None,
 ) -> Path:
@@ -1872,9 +1880,10 @@ def teach(
     under ``name`` is learnt again from its own faces and models, with the photos kept since (and
     :class:`TeachingError` ``nothing-kept`` when there are none). ``bold_tables`` is the share of rendered
     scenes on printed cloths (``BOLD_TABLES``); ``render_share`` the share of the run's time spent rendering
-    (``RENDER_SHARE``); ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``). With
+    (``RENDER_SHARE``), ``classifier_share`` the share training the classifier (``CLASSIFIER_SHARE``);
+    ``detector_lr`` the taught detector's learning rate (``DETECTOR_LR``). With
     ``keep_detector`` True only the classifier learns: the deck keeps the detector it starts from, and the run
-    ends when its classifier is ready, about half the ``minutes``. With None (the default) the detector of a deck
+    ends when its classifier is ready, about a third of the ``minutes``. With None (the default) the detector of a deck
     that prints its index twice at the top (``index_twice``, recorded as ``figures.index_twice``) is taught where
     this machine's pace gives it at least ``DETECTOR_FEWEST_BATCHES`` batches in the time left, and kept as with
     True where it does not, the run then ending early; any other deck's, and with False every deck's, is taught
@@ -1917,6 +1926,7 @@ def teach(
             progress,
             bold_tables,
             render_share,
+            classifier_share,
             detector_lr,
             keep_detector,
         )
@@ -2003,6 +2013,7 @@ def _learn(
     progress: Progress | None,
     bold_tables: float,
     render_share: float,
+    classifier_share: float,
     detector_lr: float,
     keep_detector: bool | None,
 ) -> Path:
@@ -2044,7 +2055,7 @@ def _learn(
     t0 = planned = time.monotonic()
     _ = make_scene(seed, Split.TRAIN, deck=look_design(look, np.random.default_rng(seed)), faces=faces)
     scene_seconds = time.monotonic() - t0
-    p = plan(until - t0, scene_seconds, render_share)
+    p = plan(until - t0, scene_seconds, render_share, classifier_share)
     data = work / "data"
     xs, ys, counts = _render(faces, look, data, t0 + p.render_until, p, threads, seed, progress, bold_tables)
     seconds["rendering"] = time.monotonic() - t0

@@ -128,7 +128,7 @@ def add_detector_options(parser: argparse.ArgumentParser) -> None:
         const=True,
         default=None,
         help=(
-            "learn only how the deck's cards read, keeping the detector that finds them: done in about half "
+            "learn only how the deck's cards read, keeping the detector that finds them: done in about a third of "
             "the minutes (see the README)"
         ),
     )

@@ -398,6 +398,16 @@ def test_the_plan_gives_what_rendering_does_not_take_to_the_detector(share: floa
     assert p.render_until + p.classifier_seconds < p.detector_until
 
 
+@pytest.mark.parametrize("share", [0.1, 0.15, 0.23])
+def test_the_classifier_share_moves_time_between_the_classifier_and_the_detector_only(share: float) -> None:
+    # Issue 17: teaching finishes within its minutes whatever the stages' shares.
+    p = plan(900.0, 0.5, 0.2, share)
+    more = plan(900.0, 0.5, 0.2, share + 0.1)
+    assert 0 < p.classifier_seconds < more.classifier_seconds
+    assert p.render_until == more.render_until and p.detector_until == more.detector_until < 900.0
+    assert more.render_until + more.classifier_seconds < more.detector_until
+
+
 def test_the_detector_stops_where_its_next_batch_would_end_past_its_deadline(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
