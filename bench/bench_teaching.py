@@ -60,20 +60,27 @@ DEV_SEED = 870_000
 
 
 def _pace(batch_ends: list[float]) -> str:
-    """The taught detector's seconds a batch: over the batches after the first that teaching measures its pace
-    by (``vision.teach.DETECTOR_PACE_BATCHES``), and over those after them, medians."""
+    """The taught detector's seconds a batch, medians: over the batches teaching measures its pace by
+    (``vision.teach.DETECTOR_PACE_BATCHES`` after the first ``DETECTOR_WARM_BATCHES``), over those warm-up batches
+    after the first, and over the rest of the pass."""
     import numpy as np
 
-    from vision.teach import DETECTOR_PACE_BATCHES
+    from vision.teach import DETECTOR_PACE_BATCHES, DETECTOR_WARM_BATCHES
 
-    gaps = np.diff(batch_ends)
-    first, rest = gaps[:DETECTOR_PACE_BATCHES], gaps[DETECTOR_PACE_BATCHES:]
-    if not len(first):
-        return "detector pace: no batch timed"
-    later = f"{np.median(rest):.2f} s over the {len(rest)} after them" if len(rest) else "no batch after them"
-    return (
-        f"detector pace: {np.median(first):.2f} s a batch over the {len(first)} batches after the first, "
-        f"{later} (medians)"
+    gaps = np.diff(batch_ends)  # gaps[i]: batch i + 2
+    warm = gaps[: DETECTOR_WARM_BATCHES - 1]
+    paced = gaps[DETECTOR_WARM_BATCHES - 1 : DETECTOR_WARM_BATCHES - 1 + DETECTOR_PACE_BATCHES]
+    rest = gaps[DETECTOR_WARM_BATCHES - 1 + DETECTOR_PACE_BATCHES :]
+
+    def median(x: Any, what: str) -> str:
+        return f"{np.median(x):.2f} s over {what} ({len(x)})" if len(x) else f"none {what}"
+
+    return "detector pace, seconds a batch (medians): " + "; ".join(
+        [
+            median(warm, "the warm-up batches after the first"),
+            median(paced, "the batches the pace is measured on"),
+            median(rest, "the rest of the pass"),
+        ]
     )
 
 

@@ -1654,8 +1654,12 @@ def _ticking(progress: Progress | None, stage: str, seconds: float) -> Iterator[
 # that read worse and better. A deck with one index at the top read better with a half-taught detector, or as
 # well, so its detector is taught however few batches it gets (models/TRAINING-HISTORY.md, "A detector kept when
 # the machine is too slow for it" and "Only a deck with its index twice at the top keeps its detector"). The
-# pace is measured over DETECTOR_PACE_BATCHES batches after the first, which also loads and caches.
+# pace is measured over DETECTOR_PACE_BATCHES batches after the first DETECTOR_WARM_BATCHES: the first loads and
+# caches, and the few after it can run far slower than the rest of the pass, which made the projection keep
+# detectors that would have had their batches (models/TRAINING-HISTORY.md, "The detector's pace measured after
+# its first batches").
 DETECTOR_FEWEST_BATCHES = 100
+DETECTOR_WARM_BATCHES = 5
 DETECTOR_PACE_BATCHES = 4
 # How closely the top right of a face must repeat the middle of its index (normalised cross-correlation), in the
 # median face, for the deck to print its index twice at the top: between what a second index and the top right of
@@ -1705,12 +1709,13 @@ class _TooSlow(Exception):
 
 @dataclass(slots=True)
 class _DetectorClock:
-    """How the detector's training is going: batches done, when the last one ended (time.monotonic), and, once
-    its pace is measured, how many batches it would end with by its deadline."""
+    """How the detector's training is going: batches done, when the last one ended (time.monotonic), when the
+    last of its warm-up batches ended (``DETECTOR_WARM_BATCHES``), and, once its pace is measured, how many batches
+    it would end with by its deadline."""
 
     done: int = 0
     last_end: float = 0.0
-    first_end: float = 0.0
+    warm_end: float = 0.0
     projected: int | None = None
     too_slow: bool = False
 
@@ -1742,12 +1747,12 @@ def _detector_deadline(
         now = time.monotonic()
         clock.done += 1
         clock.last_end = now
-        if clock.done == 1:
-            clock.first_end = now
+        if clock.done == DETECTOR_WARM_BATCHES:
+            clock.warm_end = now
         if progress:
             progress("detector", min(clock.done, batches), batches)
-        if clock.done == 1 + DETECTOR_PACE_BATCHES:
-            pace = (now - clock.first_end) / DETECTOR_PACE_BATCHES
+        if clock.done == DETECTOR_WARM_BATCHES + DETECTOR_PACE_BATCHES:
+            pace = (now - clock.warm_end) / DETECTOR_PACE_BATCHES
             clock.projected = projected_batches(clock.done, pace, until - now, batches)
             if clock.projected < fewest:
                 clock.too_slow = True
