@@ -1561,9 +1561,9 @@ def plan(
 ) -> Plan:
     """The plan for a run of ``seconds`` on a machine that renders a scene in ``scene_seconds`` on one core;
     ``render_share`` of the time left after the fixed costs renders, ``classifier_share`` of it trains the
-    classifier, and what those do not take goes to the detector, which trains last. A deck that keeps its detector ends where the detector would start: given
-    the detector's time too, its classifier read the decks measured no better (models/TRAINING-HISTORY.md, "What
-    a half-taught detector gets wrong")."""
+    classifier, and what those do not take goes to the detector, which trains last. A deck that keeps its
+    detector ends where the detector would start: given the detector's time too, its classifier read the decks
+    measured no better (models/TRAINING-HISTORY.md, "What a half-taught detector gets wrong")."""
     left = max(seconds - _DETECTOR_OVERHEAD - _SAVING - 2, 0.0)
     return Plan(
         render_until=render_share * left,
