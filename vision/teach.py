@@ -1524,8 +1524,9 @@ class Plan:
 # detector, fine-tuned at its full input size, needs the most time per picture, and its batches are what the time
 # buys. It gets one pass over what is rendered, cut off at its deadline. The classifier reads a deck's own faces
 # well after a part of the crops it was given, so its time went to the detector; rendering then draws about as many
-# pictures as the detector's pass can take, and the pass may end before its deadline, teaching with it (models/
-# TRAINING-HISTORY.md, "A smaller render share while teaching" and "More of the teaching time to the detector").
+# pictures as the detector's pass can take, and the pass may end before its deadline: filling those minutes, with a
+# second pass or with more pictures, read no better (models/TRAINING-HISTORY.md, "A smaller render share while
+# teaching", "More of the teaching time to the detector" and "A second pass for the taught detector").
 RENDER_SHARE, CLASSIFIER_SHARE = 0.15, 0.15
 _DETECTOR_OVERHEAD = 25.0  # loading, caching the pictures, two validations, the export
 # What the detector still does after its last batch: Ultralytics validates at the end of the pass and again on the
