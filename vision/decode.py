@@ -54,6 +54,15 @@ _DHT, _EOI, _SOS, _DQT, _DRI, _APP1, _COM = 0xC4, 0xD9, 0xDA, 0xDB, 0xDD, 0xE1, 
 # Segments a photo carries before or between its scans: tables, restart interval, application data, comments.
 _TABLES = frozenset({_DHT, _DQT, _DRI, _COM, *range(0xE0, 0xF0)})
 _FILL = re.compile(rb"\xff+")
+# The JPEG standard's example luminance table (ITU-T T.81, Annex K.1), which libjpeg scales by its quality setting
+# (quality q < 50: by 50 / q; else by 2 - q / 50). Only its sum is used, so the order of its entries does not matter.
+_STANDARD_LUMA_SUM = sum(
+    [
+        *(16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56),
+        *(14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92),
+        *(49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99),
+    ]
+)
 # A marker as libjpeg finds one in or after a scan: 0xFF (any run of them), then a byte that is neither 0x00 (a
 # stuffed 0xFF inside the coded data) nor a restart marker (D0-D7, which the decoder consumes inside a scan and
 # ignores between segments). Matching the last 0xFF of a run keeps the search linear.
@@ -70,6 +79,9 @@ class Decoded:
     width: int  # original size after orientation
     height: int
     scale: float  # original pixels per decoded pixel
+    # About the libjpeg quality (1-100) the JPEG was saved at, from how coarse its luminance table is; None for a
+    # PNG. Camera encoders use tables of their own, so it says how much detail was thrown away, not the setting.
+    jpeg_quality: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +167,32 @@ def _segment(data: bytes, i: int) -> tuple[int, bytes]:
     return end, data[i + 2 : end]
 
 
+def _luma_quality(seg: bytes) -> int | None:
+    """The quality (1-100) at which libjpeg writes a luminance table as coarse on average as table 0 of this DQT
+    segment, or ``None`` when the segment does not define table 0 (or is malformed: the decoder judges that)."""
+    i = 0
+    while i < len(seg):
+        precision, table = seg[i] >> 4, seg[i] & 0x0F
+        size = 128 if precision else 64
+        values = seg[i + 1 : i + 1 + size]
+        if len(values) < size:
+            return None
+        if table == 0:
+            entries = struct.unpack(">64H", values) if precision else tuple(values)
+            scale = 100 * sum(entries) / _STANDARD_LUMA_SUM  # libjpeg's percentage
+            quality = (200 - scale) / 2 if scale <= 100 else 5000 / scale
+            return max(1, min(100, round(quality)))
+        i += 1 + size
+    return None
+
+
 def _too_many_pieces() -> BadImageError:
     return BadImageError("this photo is made of too many pieces to be a camera photo")
 
 
-def _jpeg_headers(data: bytes) -> tuple[_Frame, int, int, int]:
-    """(frame, EXIF orientation, where the first scan's coded data starts, number of segments) of a JPEG, read
-    as libjpeg reads it.
+def _jpeg_headers(data: bytes) -> tuple[_Frame, int, int, int, int | None]:
+    """(frame, EXIF orientation, where the first scan's coded data starts, number of segments, quality as
+    :func:`_luma_quality` estimates it) of a JPEG, read as libjpeg reads it.
 
     Up to the first scan every segment must follow the previous one directly (0xFF fill bytes allowed): libjpeg
     skips stray bytes there with only a warning, so a parser that read them as anything else could be shown a
@@ -171,6 +202,7 @@ def _jpeg_headers(data: bytes) -> tuple[_Frame, int, int, int]:
     frame: _Frame | None = None
     orientation = 0
     segments = 0
+    quality: int | None = None
     i = 2
     while True:
         if i >= n:
@@ -205,10 +237,13 @@ def _jpeg_headers(data: bytes) -> tuple[_Frame, int, int, int]:
             frame = _read_sof(seg, marker)
         elif marker == _APP1 and orientation == 0 and seg[:6] == b"Exif\x00\x00":
             orientation = _exif_orientation(seg[6:])
+        elif marker == _DQT:
+            # The table the first scan uses is the last one defined before it.
+            quality = _luma_quality(seg) or quality
         elif marker == _SOS:
             _check_sos(seg, frame)
             assert frame is not None  # _check_sos refuses a scan before the frame
-            return frame, orientation or 1, end, segments
+            return frame, orientation or 1, end, segments, quality
         i = end
 
 
@@ -375,10 +410,11 @@ def decode(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, target: int = T
         raise BadImageError("the file is empty")
     orientation = 1
     factor = 1
+    quality: int | None = None
     # The format is pinned here, by its first bytes: OpenCV picks its decoder from the same bytes, so a file that
     # passed the checks of one format is never handed to another decoder.
     if data[:3] == b"\xff\xd8\xff":
-        frame, orientation, start, segments = _jpeg_headers(data)
+        frame, orientation, start, segments, quality = _jpeg_headers(data)
         w, h = frame.width, frame.height
         _check_pixels(w, h, max_pixels)
         if frame.progressive:
@@ -412,4 +448,4 @@ def decode(data: bytes, *, max_pixels: int = DEFAULT_MAX_PIXELS, target: int = T
     if orientation in (5, 6, 7, 8):
         w, h = h, w
     scale = w / img.shape[1]
-    return Decoded(img, w, h, scale)
+    return Decoded(img, w, h, scale, quality)

@@ -63,6 +63,9 @@ class PhotoReading:
     # Degrees clockwise the photo was turned to read it: 180 when the cards lay upside down in it (photographed
     # from across the table), 90 or 270 when sideways (vision.detector.TURNS). Boxes stay in the photo's pixels.
     turned: int = 0
+    # About the JPEG quality the photo was saved at (vision.decode.Decoded.jpeg_quality); None for a PNG or an
+    # image handed over already decoded. Small indexes lose their colour first in a heavily compressed photo.
+    jpeg_quality: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``phase10 detect --json`` object (without ``file``)."""
@@ -73,6 +76,7 @@ class PhotoReading:
             "height": self.height,
             "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
             "turned": self.turned,
+            "jpeg_quality": self.jpeg_quality,
         }
 
     def card_groups(self) -> list[tuple[CardReading, ...]]:
@@ -451,7 +455,15 @@ def read_photo(
     reading = read_image(decoded.image, scale=decoded.scale, runtime=runtime, models_dir=models_dir)
     timings = {"decode": (t1 - t0) * 1000, **reading.timings}
     timings["total"] = timings["decode"] + timings["inference"] + timings["post"]
-    return PhotoReading(reading.cards, reading.groups, decoded.width, decoded.height, timings, reading.turned)
+    return PhotoReading(
+        reading.cards,
+        reading.groups,
+        decoded.width,
+        decoded.height,
+        timings,
+        reading.turned,
+        decoded.jpeg_quality,
+    )
 
 
 def draw_reading(image: Image, reading: PhotoReading, scale: float = 1.0) -> Image:

@@ -202,6 +202,7 @@ def photo_lay_down(args: argparse.Namespace) -> tuple[tuple[tuple[Card, ...], ..
         "file": str(args.photo),
         "cards": reading.to_dict()["cards"],
         "turned": reading.turned,
+        "jpeg_quality": reading.jpeg_quality,
     }
 
 

@@ -353,6 +353,9 @@
         photoStatus();
         const note = $("ref-deck-note");
         if (note) { note.textContent = (body.shown && body.shown.deck_note) || body.deck_note || ""; note.hidden = !body.deck_note; }
+        // A heavily compressed photo: its small indexes may have lost their colour.
+        const photoNote = $("ref-photo-note");
+        if (photoNote) { photoNote.textContent = (body.shown && body.shown.photo_note) || body.photo_note || ""; photoNote.hidden = !body.photo_note; }
         if (!ok) { showError(errorText(body)); return; }
         if (mode === "hand") runCheck(); else showVerdict(body);
       })

@@ -168,6 +168,26 @@ def test_upload_a_rendered_photo_correct_one_card_and_see_the_verdict_change(bas
     shot(page, "photo-corrected")
 
 
+def test_a_heavily_compressed_photo_gets_a_note_and_the_next_photo_clears_it(base_url, browser, tmp_path):
+    """A copy saved at a low JPEG quality loses the colour of small indexes first (models/MODEL_CARD.md): the page
+    says so under the photo, and a photo at the quality the page sends carries no such note."""
+    from tests.photo.scenes import phase_photo
+
+    low, sent = tmp_path / "forwarded.jpg", tmp_path / "phase.jpg"
+    low.write_bytes(phase_photo("R7 B7 G7 | G3 Y4 W B6", seed=3, quality=40))
+    sent.write_bytes(phase_photo("R7 B7 G7 | G3 Y4 W B6", seed=3, quality=85))
+    page = phone(browser)
+    page.goto(f"{base_url}/referee/?phase=2")
+    page.set_input_files("#ref-pick", str(low))
+    note = page.locator("#ref-photo-note")
+    expect(note).to_be_visible(timeout=60_000)
+    expect(note).to_contain_text("low JPEG quality (about 40)")
+    shot(page, "photo-compressed")
+    page.set_input_files("#ref-pick", str(sent))
+    page.wait_for_selector("#ref-verdict .ref-ok", timeout=60_000)
+    expect(note).to_be_hidden()
+
+
 @pytest.fixture
 def referee_app(tmp_path: Path):
     app = create_app(

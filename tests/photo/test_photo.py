@@ -113,3 +113,21 @@ def test_the_model_is_loaded_once_per_process(client):
     _upload(client, jpeg)
     assert len(first) == 1 and detector._models == first
     assert all(detector._models[k] is first[k] for k in first)
+
+
+def test_a_heavily_compressed_photo_is_read_and_the_answer_says_so(client):
+    """A photo saved at a low JPEG quality (a copy forwarded through a messaging app) loses the colour of small
+    indexes first (models/MODEL_CARD.md, after "Eight decks taught with today's defaults"): the answer gives the
+    quality and, under LOW_JPEG_QUALITY, a note, in the page's language too; a photo as the page sends it has none."""
+    from companion.referee.api import LOW_JPEG_QUALITY
+
+    low, _truth = phase_scene(PHASE_2, seed=3, quality=40)
+    answer = _upload(client, low, lang="de")
+    body = answer.json
+    assert answer.status_code == 200, body
+    assert body["jpeg_quality"] == 40 < LOW_JPEG_QUALITY
+    assert "about 40" in body["photo_note"] and "colour" in body["photo_note"]
+    assert "etwa 40" in body["shown"]["photo_note"]
+    sent, _truth = phase_scene(PHASE_2, seed=3, quality=85)
+    body = _upload(client, sent).json
+    assert body["jpeg_quality"] == 85 and "photo_note" not in body and _read_groups(body) == PHASE_2

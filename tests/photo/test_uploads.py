@@ -190,6 +190,7 @@ def test_no_cards_found_is_422_with_the_photo_size(client, monkeypatch):
         width = 10
         height = 10
         turned = 0
+        jpeg_quality = None
 
         def to_dict(self):
             return {"cards": []}

@@ -367,3 +367,41 @@ def test_a_cut_png_is_incomplete_even_with_iend_in_its_text() -> None:
     data = _png(64, 48, before_idat=_chunk(b"tEXt", b"note\x00IEND"))
     with pytest.raises(BadImageError, match="incomplete"):
         decode(data[:-20])
+
+
+def _at_quality(quality: int, **params: int) -> bytes:
+    img = np.random.default_rng(5).integers(0, 256, (48, 64, 3), np.uint8)
+    extra = [v for k, val in params.items() for v in (getattr(cv2, k), val)]
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality, *extra])
+    assert ok
+    return buf.tobytes()
+
+
+@pytest.mark.parametrize("quality", [20, 35, 50, 64, 65, 80, 92, 99])
+def test_the_jpeg_quality_is_read_from_the_luminance_table(quality: int) -> None:
+    """libjpeg scales the luminance table of the JPEG standard (ITU-T T.81, Annex K.1) by its quality setting, so
+    the table's coarseness gives the setting back: exactly for a file libjpeg wrote, baseline or progressive."""
+    assert decode(_at_quality(quality)).jpeg_quality == quality
+    assert decode(_at_quality(quality, IMWRITE_JPEG_PROGRESSIVE=1)).jpeg_quality == quality
+
+
+def test_a_png_has_no_jpeg_quality() -> None:
+    ok, buf = cv2.imencode(".png", np.zeros((8, 8, 3), np.uint8))
+    assert ok and decode(buf.tobytes()).jpeg_quality is None
+
+
+def test_the_quality_comes_from_the_luminance_table_only_and_survives_16_bit_tables() -> None:
+    """A DQT segment may hold several tables, 8- or 16-bit (T.81, B.2.4.1): only table 0 (luminance) counts, and
+    a 16-bit table as coarse as an 8-bit one gives the same quality."""
+    parts = _parts(_at_quality(40))
+    tables = [k for k, p in enumerate(parts) if p[1] == 0xDB]
+    segments = b"".join(parts[k] for k in tables)
+    luma = next(segments[i + 5 : i + 69] for i in range(0, len(segments), 69) if segments[i + 4] == 0)
+    sixteen = b"\x00" + b"".join(struct.pack(">H", v) for v in luma)
+    chroma_only = [p for p in (parts[k] for k in tables) if p[4] != 0]
+    rebuilt_16 = b"\xff\xdb" + struct.pack(">H", 2 + 1 + 128) + b"\x10" + sixteen[1:]
+    base = [p for k, p in enumerate(parts) if k not in tables]
+    assert chroma_only and len(rebuilt_16) == 2 + 2 + 1 + 128
+    # The chroma table, before the luminance table or after it, changes nothing.
+    assert decode(b"".join([base[0], rebuilt_16, *chroma_only, *base[1:]])).jpeg_quality == 40
+    assert decode(b"".join([base[0], *chroma_only, rebuilt_16, *base[1:]])).jpeg_quality == 40
