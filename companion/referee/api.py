@@ -291,10 +291,9 @@ def _shown_in(lang: str | None, key: str, sentence: Callable[[], str]) -> dict[s
         return {"shown": {key: sentence()}}
 
 
-# Under this JPEG quality (vision.decode.Decoded.jpeg_quality) an answer says the photo was heavily compressed: the
-# taught classic deck's blue and green were read in the other colour 10 times in 306 cards in test photos saved
-# under it and never in 156 at 80 or more (models/MODEL_CARD.md, after "Eight decks taught with today's defaults").
-# The app's own pages send at 85.
+# Under this JPEG quality (vision.decode.Decoded.jpeg_quality) an answer says the photo was heavily compressed:
+# below it a taught deck with thin coloured indexes began to read blue and green for each other, above it hardly
+# (models/MODEL_CARD.md, after "Eight decks taught with today's defaults"). The app's own pages send at 85.
 LOW_JPEG_QUALITY = 65
 
 
