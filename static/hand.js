@@ -9,8 +9,8 @@
   if (!boxes.length || !window.fetch || !window.FormData || !window.phase10Photo) return;
   // Below this confidence (detector score x classifier probability: the API's "confidence" of each card) the
   // camera may have the colour or the number wrong, and the card is marked "?" for the player to check. The
-  // referee page marks its cards at the same threshold.
-  const UNSURE = 0.5;
+  // referee page marks its cards at the same threshold (static/referee/referee.js says how it was chosen).
+  const UNSURE = 0.6;
   const doubt = (chip) => chip.conf !== null && chip.conf !== undefined && chip.conf < UNSURE;
 
   // The words are the page's, in its language (#hand-photo-words); counted ones come in one form per plural

@@ -20,8 +20,10 @@
   const game = initial.game;
   const api = root.dataset.api;
   // Below this confidence (detector score x classifier probability) a card is marked "?" for the player to check.
-  // Measured on rendered lay-downs: most misread cards scored below it, few correctly read ones did.
-  const UNSURE = 0.5;
+  // Chosen on the family dev scenes (models/MODEL_CARD.md, "Which cards the page marks to check"): it marks most
+  // misread cards and few right ones; a misread card left unmarked can turn the verdict, a right one marked costs
+  // a glance.
+  const UNSURE = 0.6;
   // A phone photo is shrunk before it is sent: the camera reads the cards as well from this size, and a few
   // hundred kilobytes cross a busy Wi-Fi where several megabytes stall.
   const LONG_SIDE = 1600;
