@@ -183,6 +183,15 @@ def test_a_heavily_compressed_photo_gets_a_note_and_the_next_photo_clears_it(bas
     expect(note).to_be_visible(timeout=60_000)
     expect(note).to_contain_text("low JPEG quality (about 40)")
     shot(page, "photo-compressed")
+    # The page with the note, the boxes and the chips, as axe-core sees it (loaded through the DevTools protocol,
+    # which the page's CSP does not govern): no serious or critical violation.
+    from tests.browser.test_accessibility_browser import AXE
+
+    if AXE.exists():
+        page.evaluate(AXE.read_text())
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        bad = [v["id"] for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert not bad, bad
     page.set_input_files("#ref-pick", str(sent))
     page.wait_for_selector("#ref-verdict .ref-ok", timeout=60_000)
     expect(note).to_be_hidden()
