@@ -52,6 +52,13 @@ class CardReading:
         return {"card": str(self.card), "confidence": round(self.confidence, 3), "box": list(self.box)}
 
 
+# Under this JPEG quality (PhotoReading.jpeg_quality) a photo counts as heavily compressed, and the referee's answers
+# and the command line say its colours are to be checked: below it a taught deck with thin coloured indexes began to
+# read blue and green for each other, above it hardly (models/MODEL_CARD.md, after "Eight decks taught with today's
+# defaults"). The app's own pages send at 85.
+LOW_JPEG_QUALITY = 65
+
+
 @dataclass(frozen=True, slots=True)
 class PhotoReading:
     cards: tuple[CardReading, ...]  # in table order (group by group)
@@ -66,6 +73,11 @@ class PhotoReading:
     # About the JPEG quality the photo was saved at (vision.decode.Decoded.jpeg_quality); None for a PNG or an
     # image handed over already decoded. Small indexes lose their colour first in a heavily compressed photo.
     jpeg_quality: int | None = None
+
+    @property
+    def compressed(self) -> bool:
+        """Whether the photo is a JPEG saved under ``LOW_JPEG_QUALITY``: small indexes may have lost their colour."""
+        return self.jpeg_quality is not None and self.jpeg_quality < LOW_JPEG_QUALITY
 
     def to_dict(self) -> dict[str, Any]:
         """The ``phase10 detect --json`` object (without ``file``)."""

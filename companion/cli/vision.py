@@ -125,6 +125,17 @@ def _err(msg: str) -> int:
     return 2
 
 
+def _note_compressed(photo: object, reading: Any) -> None:
+    """On stderr (stdout stays the answer), a word on a heavily compressed photo: its small cards' colours may be
+    wrong (``vision.reader.LOW_JPEG_QUALITY``)."""
+    if reading.compressed:
+        print(
+            f"phase10: {photo}: saved at a low JPEG quality (about {reading.jpeg_quality}), which washes the colour "
+            "out of small cards: check the colours, or read the camera's own photo rather than a copy",
+            file=sys.stderr,
+        )
+
+
 def _annotate_path(base: str, i: int, n: int) -> Path:
     p = Path(base)
     return p if n == 1 else p.with_name(f"{p.stem}-{i + 1}{p.suffix or '.jpg'}")
@@ -166,6 +177,7 @@ def run_detect(args: argparse.Namespace) -> int:
             print(f"phase10: {photo}: {exc}", file=sys.stderr)
             status = 2
             continue
+        _note_compressed(photo, reading)
         if args.json:
             print(json.dumps({"file": photo, **reading.to_dict()}), flush=True)
         else:
@@ -194,6 +206,7 @@ def photo_lay_down(args: argparse.Namespace) -> tuple[tuple[tuple[Card, ...], ..
         reading = read_photo(Path(args.photo), models_dir=models_dir)
     except BadImageError as exc:
         return _err(f"{args.photo}: {exc}")
+    _note_compressed(args.photo, reading)
     if not reading.groups:
         return _err(f"{args.photo}: no cards found in the photo")
     if not getattr(args, "json", False):

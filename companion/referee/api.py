@@ -291,18 +291,13 @@ def _shown_in(lang: str | None, key: str, sentence: Callable[[], str]) -> dict[s
         return {"shown": {key: sentence()}}
 
 
-# Under this JPEG quality (vision.decode.Decoded.jpeg_quality) an answer says the photo was heavily compressed:
-# below it a taught deck with thin coloured indexes began to read blue and green for each other, above it hardly
-# (models/MODEL_CARD.md, after "Eight decks taught with today's defaults"). The app's own pages send at 85.
-LOW_JPEG_QUALITY = 65
-
-
 def photo_answer(reading: Any, lang: str | None) -> dict[str, Any]:
     """What an answer says of the photo itself: ``jpeg_quality`` (``null`` for a PNG) and, for a heavily
-    compressed JPEG, ``photo_note`` (in English, and in ``shown`` in the page's language)."""
+    compressed JPEG (``vision.reader.LOW_JPEG_QUALITY``), ``photo_note`` (in English, and in ``shown`` in the
+    page's language)."""
     quality = reading.jpeg_quality
     out: dict[str, Any] = {"jpeg_quality": quality}
-    if quality is not None and quality < LOW_JPEG_QUALITY:
+    if reading.compressed:
         out["photo_note"] = (
             f"this photo was saved at a low JPEG quality (about {quality}), which washes the colour out of small "
             "cards: check the colours, or send the camera's own photo rather than a copy"

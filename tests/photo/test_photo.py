@@ -118,8 +118,9 @@ def test_the_model_is_loaded_once_per_process(client):
 def test_a_heavily_compressed_photo_is_read_and_the_answer_says_so(client):
     """A photo saved at a low JPEG quality (a copy forwarded through a messaging app) loses the colour of small
     indexes first (models/MODEL_CARD.md, after "Eight decks taught with today's defaults"): the answer gives the
-    quality and, under LOW_JPEG_QUALITY, a note, in the page's language too; a photo as the page sends it has none."""
-    from companion.referee.api import LOW_JPEG_QUALITY
+    quality and, under vision.reader.LOW_JPEG_QUALITY, a note, in the page's language too; a photo as the page sends
+    it has none."""
+    from vision.reader import LOW_JPEG_QUALITY
 
     low, _truth = phase_scene(PHASE_2, seed=3, quality=40)
     answer = _upload(client, low, lang="de")

@@ -29,6 +29,26 @@ def test_detect_json_is_one_object_per_photo(scene_jpeg: Path, capsys: pytest.Ca
     assert [c["card"] for c in obj["cards"]] == [c for g in obj["groups"] for c in g]
 
 
+def test_a_heavily_compressed_photo_is_read_with_a_word_on_stderr(
+    fresh_scenes: list, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A photo saved under vision.reader.LOW_JPEG_QUALITY (a copy forwarded through a messaging app) may have lost the
+    colour of its small indexes (models/MODEL_CARD.md): it is still read, its JSON gives the quality, and stderr says
+    to check the colours; stdout stays the answer. A photo at a camera's quality gets no such word."""
+    import cv2
+
+    low, camera = tmp_path / "forwarded.jpg", tmp_path / "camera.jpg"
+    cv2.imwrite(str(low), fresh_scenes[0].image, [cv2.IMWRITE_JPEG_QUALITY, 40])
+    cv2.imwrite(str(camera), fresh_scenes[0].image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    assert main(["detect", "--json", str(low)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["jpeg_quality"] == 40
+    assert "forwarded.jpg" in err and "about 40" in err and "check the colours" in err
+    assert main(["detect", str(camera)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(str(camera)) and err == ""
+
+
 def test_detect_annotate_writes_an_image(scene_jpeg: Path, tmp_path: Path) -> None:
     out = tmp_path / "annotated.jpg"
     assert main(["detect", "--annotate", str(out), str(scene_jpeg)]) == 0
