@@ -75,9 +75,15 @@ class PhotoReading:
     jpeg_quality: int | None = None
 
     @property
-    def compressed(self) -> bool:
-        """Whether the photo is a JPEG saved under ``LOW_JPEG_QUALITY``: small indexes may have lost their colour."""
-        return self.jpeg_quality is not None and self.jpeg_quality < LOW_JPEG_QUALITY
+    def compression_note(self) -> str | None:
+        """For a JPEG saved under ``LOW_JPEG_QUALITY``, what to tell the player (small indexes may have lost their
+        colour); ``None`` for any other photo."""
+        if self.jpeg_quality is None or self.jpeg_quality >= LOW_JPEG_QUALITY:
+            return None
+        return (
+            f"this photo was saved at a low JPEG quality (about {self.jpeg_quality}), which washes the colour out "
+            "of small cards: check the colours, or use the camera's own photo rather than a copy"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The ``phase10 detect --json`` object (without ``file``)."""

@@ -128,12 +128,9 @@ def _err(msg: str) -> int:
 def _note_compressed(photo: object, reading: Any) -> None:
     """On stderr (stdout stays the answer), a word on a heavily compressed photo: its small cards' colours may be
     wrong (``vision.reader.LOW_JPEG_QUALITY``)."""
-    if reading.compressed:
-        print(
-            f"phase10: {photo}: saved at a low JPEG quality (about {reading.jpeg_quality}), which washes the colour "
-            "out of small cards: check the colours, or read the camera's own photo rather than a copy",
-            file=sys.stderr,
-        )
+    note = reading.compression_note
+    if note:
+        print(f"phase10: {photo}: {note}", file=sys.stderr)
 
 
 def _annotate_path(base: str, i: int, n: int) -> Path:

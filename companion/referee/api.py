@@ -297,11 +297,9 @@ def photo_answer(reading: Any, lang: str | None) -> dict[str, Any]:
     page's language)."""
     quality = reading.jpeg_quality
     out: dict[str, Any] = {"jpeg_quality": quality}
-    if reading.compressed:
-        out["photo_note"] = (
-            f"this photo was saved at a low JPEG quality (about {quality}), which washes the colour out of small "
-            "cards: check the colours, or send the camera's own photo rather than a copy"
-        )
+    note = reading.compression_note
+    if note:
+        out["photo_note"] = note
         out.update(
             _shown_in(
                 lang,

@@ -353,11 +353,12 @@
         ensureRows();
         renderRows();
         photoStatus();
-        const note = $("ref-deck-note");
-        if (note) { note.textContent = (body.shown && body.shown.deck_note) || body.deck_note || ""; note.hidden = !body.deck_note; }
-        // A heavily compressed photo: its small indexes may have lost their colour.
-        const photoNote = $("ref-photo-note");
-        if (photoNote) { photoNote.textContent = (body.shown && body.shown.photo_note) || body.photo_note || ""; photoNote.hidden = !body.photo_note; }
+        // A chosen deck gone from the server; a heavily compressed photo, whose small indexes may have lost their
+        // colour. Each note in the page's language where the answer has it, else in English.
+        [["ref-deck-note", "deck_note"], ["ref-photo-note", "photo_note"]].forEach(([id, key]) => {
+          const note = $(id);
+          if (note) { note.textContent = (body.shown && body.shown[key]) || body[key] || ""; note.hidden = !body[key]; }
+        });
         if (!ok) { showError(errorText(body)); return; }
         if (mode === "hand") runCheck(); else showVerdict(body);
       })

@@ -191,7 +191,7 @@ def test_no_cards_found_is_422_with_the_photo_size(client, monkeypatch):
         height = 10
         turned = 0
         jpeg_quality = None
-        compressed = False
+        compression_note = None
 
         def to_dict(self):
             return {"cards": []}
